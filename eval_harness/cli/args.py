@@ -1,0 +1,91 @@
+"""The argument parser: every flag of ``orchestrate.py`` in one place."""
+
+from __future__ import annotations
+
+import argparse
+
+from eval_harness import __version__
+
+EPILOG = """\
+modes (default: run the matrix, then analyse and report):
+  --dry-run             validate everything, print the grid and a cost estimate
+  --print-config        print the merged config (secrets masked)
+  --lint                lint the dataset
+  --analyze-only DIR    analyse existing run directories (no --config needed)
+  --rescore             re-run judges over existing run directories
+  schema                print the JSON Schema of eval.yaml
+  report                regenerate reports from analysis output + run directories
+  calibrate             measure judge agreement with human labels
+
+exit codes: 0 ok; 1 threshold/regression gate failed; 2 usage/config error;
+            3 aborted on quota/auth failure; 130 interrupted
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The main (flag-style) parser."""
+    p = argparse.ArgumentParser(
+        prog="orchestrate.py",
+        description="Factorial evaluation of LLM apps, agents and skills, with mixed-effects ANOVA.",
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("--version", action="version", version=f"eval_harness {__version__}")
+    g = p.add_argument_group("common")
+    g.add_argument("--config", metavar="FILE", help="eval.yaml to use")
+    g.add_argument("--runs-dir", metavar="DIR", default="runs", help="run directories root (default: runs/)")
+    g.add_argument("--output", metavar="DIR", help="analysis/report output (default: analysis/<eval>/)")
+    g.add_argument("--cases", nargs="+", metavar="ID", help="only these case ids")
+    g.add_argument("--limit", type=int, metavar="N", help="only the first N cases")
+    g.add_argument("--condition", action="append", metavar="SPEC",
+                   help="only conditions matching levels (model=a,effort=low) or an id prefix; repeatable")
+    g.add_argument("--json", action="store_true", help="machine-readable output on stdout")
+    g.add_argument("-v", "--verbose", action="store_true", help="tee agent output live; more detail")
+    g.add_argument("--debug", action="store_true", help="full tracebacks on errors")
+
+    g = p.add_argument_group("validate")
+    g.add_argument("--dry-run", action="store_true", help="validate and show the grid; run nothing")
+    g.add_argument("--print-config", action="store_true", help="print the merged config, secrets masked")
+    g.add_argument("--lint", action="store_true", help="lint the dataset and exit")
+    g.add_argument("--avg-cost-per-run", type=float, metavar="USD", help="cost estimate per run for --dry-run")
+
+    g = p.add_argument_group("run")
+    g.add_argument("--concurrency", type=int, default=4, metavar="N", help="cells in flight (default 4)")
+    g.add_argument("--force", action="store_true", help="rerun complete cells")
+    g.add_argument("--retry-errors", action="store_true", help="rerun only errored cells")
+    g.add_argument("--shard", metavar="K/N|auto", help="run a deterministic 1/N of the cells (K is 1-based)")
+    g.add_argument("--order", choices=["random", "grid"], default="random",
+                   help="cell order: seeded interleaved random (default) or grid")
+    g.add_argument("--seed", type=int, default=0, help="seed of the cell order (default 0)")
+    g.add_argument("--no-judge-check", action="store_true", help="skip the judge models' pre-flight call")
+    g.add_argument("--no-analysis", action="store_true", help="run only; do not analyse afterwards")
+
+    g = p.add_argument_group("analysis")
+    g.add_argument("--analyze-only", nargs="+", metavar="DIR", help="analyse existing run directories")
+    g.add_argument("--method", choices=["rm", "lmm"], help="rm (repeated measures, default) or lmm")
+    g.add_argument("--correction", type=str.lower, choices=["holm", "bh", "fdr_bh", "none"],
+                   help="multiple-comparison correction (flag > config > holm)")
+    g.add_argument("--per-judge", action="store_true", help="also screen each judge")
+    g.add_argument("--keep-incomplete", action="store_true", help="lmm: keep incomplete cases (fitted model)")
+    g.add_argument("--simple-effects", metavar="FACTOR", action="append",
+                   help="contrasts of the other factors within each level of FACTOR")
+    g.add_argument("--export-parquet", metavar="FILE", help="write the tidy frame as Parquet")
+    g.add_argument("--rescore", action="store_true", help="re-run judges over existing runs")
+
+    g = p.add_argument_group("compare")
+    g.add_argument("--reference", metavar="LEVELS", help="reference condition, e.g. model=m1,effort=low")
+    g.add_argument("--baseline", metavar="FILE", help="compare against a committed baseline file")
+    g.add_argument("--export", metavar="FILE", help="write a portable baseline file")
+    g.add_argument("--compact", action="store_true", help="with --export: ids, hashes and scores only")
+    g.add_argument("--fail-on-regression", action="store_true", help="exit 1 on a regression")
+    g.add_argument("--significant-only", action="store_true",
+                   help="with --fail-on-regression: count only significant case regressions")
+    return p
+
+
+def build_schema_parser() -> argparse.ArgumentParser:
+    """``orchestrate.py schema``."""
+    p = argparse.ArgumentParser(prog="orchestrate.py schema",
+                                description="Print the JSON Schema of eval.yaml (for editors).")
+    p.add_argument("--debug", action="store_true")
+    return p

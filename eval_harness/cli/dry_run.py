@@ -1,0 +1,99 @@
+"""``--dry-run`` and ``--print-config``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from eval_harness.config.loader import load_config
+from eval_harness.config.masking import mask_secrets
+from eval_harness.matrix.checks import self_judging, unconsumed_factors
+from eval_harness.matrix.estimate import estimate_cost
+from eval_harness.store.history import earlier_runs
+from eval_harness.matrix.experiment import Experiment, prepare
+
+
+def print_config(args: argparse.Namespace) -> int:
+    """Print the merged config (``${VAR}`` as written, literal secrets masked)."""
+    loaded = load_config(args.config)
+    masked = mask_secrets(loaded.raw)
+    if args.json:
+        print(json.dumps(masked, indent=2, default=str))
+    else:
+        sys.stdout.write(yaml.safe_dump(masked, sort_keys=False, allow_unicode=True))
+    return 0
+
+
+def _llm_judge_calls(exp: Experiment) -> int:
+    cfg = exp.loaded.config
+    per_run = 0
+    for judge in cfg.judges:
+        if judge.prompt or judge.prompt_file or judge.reference_correctness:
+            per_run += judge.samples
+    calls = per_run * exp.total_runs
+    for judge in cfg.judges:
+        if judge.pairwise is not None:
+            n = len(exp.conditions)
+            calls += 2 * judge.samples * (n * (n - 1) // 2) * len(exp.cases) * exp.replications
+    return calls
+
+
+def build_summary(exp: Experiment, args: argparse.Namespace) -> dict[str, Any]:
+    """The dry-run report as a dict (also the ``--json`` output)."""
+    cfg = exp.loaded.config
+    warnings: list[str] = []
+    for name in unconsumed_factors(cfg, exp.matrix):
+        warnings.append(f"factor `{name}` is consumed by nothing (not in the command, prompt "
+                        "or arguments): it still defines conditions")
+    for model in self_judging(cfg, exp.matrix):
+        warnings.append(f"judge model `{model}` is also a model under test (self-preference bias)")
+    from eval_harness.judges.validate import validate_judges
+
+    warnings.extend(validate_judges(exp))
+    runs_dir = Path(args.runs_dir)
+    history = earlier_runs(runs_dir / exp.name)
+    cost = estimate_cost(
+        exp.total_runs, avg_cost_per_run=args.avg_cost_per_run,
+        max_budget_usd=cfg.execution.max_budget_usd or (cfg.runner.max_budget_usd if cfg.runner else None),
+        history=history, concurrency=args.concurrency,
+    )
+    summary: dict[str, Any] = {
+        "eval": exp.name,
+        "conditions": [
+            {"condition_id": c.condition_id, "levels": c.levels, "label": c.label,
+             "runs": len(exp.cases) * exp.replications}
+            for c in exp.conditions
+        ],
+        "factors": {k: [getattr(v, "name", v) for v in vals] for k, vals in exp.matrix.factors.items()},
+        "n_conditions": len(exp.conditions),
+        "n_cases": len(exp.cases),
+        "replications": exp.replications,
+        "total_runs": exp.total_runs,
+        "judge_calls": _llm_judge_calls(exp),
+        "estimate": cost,
+        "warnings": warnings,
+    }
+    from eval_harness.cli.planning import planning_summary
+
+    power = planning_summary(exp, runs_dir)
+    if power is not None:
+        summary["power"] = power
+    return summary
+
+
+def dry_run(args: argparse.Namespace) -> int:
+    """Validate config, dataset and judges; print the grid, totals and estimates."""
+    exp = prepare(args.config, cases=args.cases, limit=args.limit, condition_specs=args.condition)
+    summary = build_summary(exp, args)
+    if args.json:
+        print(json.dumps(summary, indent=2, default=str))
+        return 0
+    from eval_harness.reports.dry_run_view import render_dry_run
+
+    render_dry_run(summary)
+    return 0

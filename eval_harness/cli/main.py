@@ -1,0 +1,90 @@
+"""CLI entry point and the one error boundary (error class -> exit code)."""
+
+from __future__ import annotations
+
+import json
+import sys
+import traceback
+from collections.abc import Sequence
+
+from eval_harness.errors import EvalHarnessError
+
+SUBCOMMANDS = ("schema", "report", "calibrate")
+
+
+def _dispatch(argv: list[str]) -> int:
+    if argv and argv[0] in SUBCOMMANDS:
+        name, rest = argv[0], argv[1:]
+        if name == "schema":
+            from eval_harness.cli.args import build_schema_parser
+            from eval_harness.config.models import EvalConfig
+
+            build_schema_parser().parse_args(rest)
+            print(json.dumps(EvalConfig.model_json_schema(by_alias=True), indent=2))
+            return 0
+        if name == "report":
+            from eval_harness.cli.report_cmd import main as report_main
+
+            return report_main(rest)
+        from eval_harness.cli.calibrate_cmd import main as calibrate_main
+
+        return calibrate_main(rest)
+
+    from eval_harness.cli.args import build_parser
+
+    args = build_parser().parse_args(argv)
+    if args.analyze_only:
+        from eval_harness.cli.analyze_cmd import analyze_only
+
+        return analyze_only(args)
+    if not args.config:
+        from eval_harness.errors import UsageError
+
+        raise UsageError("--config FILE is required", hint="orchestrate.py --config eval.yaml --dry-run")
+    if args.print_config:
+        from eval_harness.cli.dry_run import print_config
+
+        return print_config(args)
+    if args.lint:
+        from eval_harness.cli.lint_cmd import lint
+
+        return lint(args)
+    if args.dry_run:
+        from eval_harness.cli.dry_run import dry_run
+
+        return dry_run(args)
+    if args.rescore:
+        from eval_harness.cli.rescore_cmd import rescore
+
+        return rescore(args)
+    from eval_harness.cli.run_cmd import run
+
+    return run(args)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; return the exit code (0, 1, 2, 3 or 130)."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    debug = "--debug" in args
+    try:
+        return _dispatch(args)
+    except EvalHarnessError as exc:
+        if debug:
+            traceback.print_exc()
+        print(f"error: {exc.one_line()}", file=sys.stderr)
+        return exc.exit_code
+    except KeyboardInterrupt:
+        print("interrupted: finished work is kept; rerun the same command to resume",
+              file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+def entry() -> None:
+    """Console-script wrapper."""
+    sys.exit(main())
+
+
+if __name__ == "__main__":  # pragma: no cover
+    entry()

@@ -1,0 +1,145 @@
+"""The ``matrix`` block (DESIGN.md contract): factors, replications, analysis options."""
+
+from __future__ import annotations
+
+import re
+from typing import Annotated, Any
+
+from pydantic import (
+    BeforeValidator,
+    Field,
+    StrictBool,
+    StrictInt,
+    StrictStr,
+    ValidationError,
+    field_validator,
+)
+
+from eval_harness.config.base import Block
+
+CORRECTIONS = ("holm", "bh", "fdr_bh", "none")
+METHODS = ("rm", "lmm")
+FACTOR_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
+#: factor names that would collide with columns of the tidy analysis frame
+RESERVED_FACTORS = frozenset(
+    {"eval", "run_id", "condition_id", "replication", "case_id", "judge", "value", "kind",
+     "errored", "case_status", "latency_s", "cost_usd", "tokens", "tool_calls", "case_hash",
+     "normalized"}
+)
+
+
+class Variant(Block):
+    """A named level whose ``set`` entries (dotted config paths) override the config."""
+
+    name: StrictStr | StrictInt = Field(description="The level recorded for this variant.")
+    set: dict[str, Any] = Field(description="Dotted config path -> value, e.g. runner.system.")
+
+    @field_validator("set")
+    @classmethod
+    def _paths(cls, value: dict[str, Any]) -> dict[str, Any]:
+        if not value:
+            raise ValueError("a variant's `set` must name at least one config path")
+        for key in value:
+            if not re.match(r"^[A-Za-z_][A-Za-z0-9_-]*(\.[A-Za-z0-9_-]+)*$", str(key)):
+                raise ValueError(f"`{key}` is not a dotted config path such as runner.system")
+            if str(key).split(".")[0] in ("matrix", "name", "extends", "judges", "dataset"):
+                raise ValueError(f"a variant cannot change `{key}`")
+        return value
+
+
+def _check_levels(value: Any) -> Any:
+    if not isinstance(value, list):
+        raise ValueError(
+            f"levels must be a YAML list, got {type(value).__name__} {value!r}"
+        )
+    if not value:
+        raise ValueError("levels must be a non-empty list")
+    seen: set[str] = set()
+    for i, level in enumerate(value):
+        if isinstance(level, Variant):
+            key = repr(level.name)
+        elif isinstance(level, dict):
+            if "name" not in level or "set" not in level:
+                raise ValueError(
+                    f"level {i} is a mapping: a variant needs exactly `name` and `set`"
+                )
+            try:
+                variant = Variant.model_validate(level)
+            except ValidationError as exc:
+                first = exc.errors()[0]
+                where = ".".join(str(p) for p in first["loc"])
+                raise ValueError(f"level {i} (variant) {where}: {first['msg']}") from None
+            value = [*value[:i], variant, *value[i + 1:]]
+            key = repr(variant.name)
+        elif level is None or isinstance(level, (list,)):
+            raise ValueError(f"level {i} must be a scalar or a variant, got {level!r}")
+        else:
+            key = repr(level)
+        if key in seen:
+            raise ValueError(f"duplicate level {key}")
+        seen.add(key)
+    return value
+
+
+Levels = Annotated[list[Any], BeforeValidator(_check_levels)]
+
+
+class PowerPrior(Block):
+    """A prior for power planning when no earlier runs exist (composite scale, 0..1)."""
+
+    case_sd: float = Field(ge=0, description="SD of per-case true differences (omega).")
+    noise_sd: float = Field(ge=0, description="SD of one sample around its case mean (sigma).")
+
+
+class AnalysisOptions(Block):
+    """``matrix.analysis``: how the results are analysed."""
+
+    correction: StrictStr = Field("holm", description="holm | bh | fdr_bh (alias) | none.")
+    per_judge: StrictBool = Field(False, description="Also screen every judge separately.")
+    method: StrictStr = Field("rm", description="rm (repeated measures, GG) | lmm.")
+    alpha: float = Field(0.05, gt=0, lt=1, description="Significance level.")
+    keep_incomplete: StrictBool = Field(
+        False, description="lmm only: keep cases missing some cells via a fitted model."
+    )
+    pass_mark: float | None = Field(
+        None, ge=0, le=1, description="Composite at or above which a sample passes."
+    )
+    power: PowerPrior | None = Field(None, description="Prior variance components for planning.")
+
+    @field_validator("correction")
+    @classmethod
+    def _correction(cls, value: str) -> str:
+        low = value.lower()
+        if low not in CORRECTIONS:
+            raise ValueError(f"unknown correction {value!r}; use one of {', '.join(CORRECTIONS)}")
+        return "bh" if low == "fdr_bh" else low
+
+    @field_validator("method")
+    @classmethod
+    def _method(cls, value: str) -> str:
+        low = value.lower()
+        if low not in METHODS:
+            raise ValueError(f"unknown method {value!r}; use rm or lmm")
+        return low
+
+
+class MatrixBlock(Block):
+    """``matrix``: factors (name -> levels), replications and analysis options."""
+
+    factors: dict[str, Levels] = Field(description="Factor name -> non-empty list of levels.")
+    replications: StrictInt = Field(1, ge=1, description="Runs per (condition, case).")
+    analysis: AnalysisOptions = Field(default_factory=AnalysisOptions,  # type: ignore[arg-type]
+                                      description="Analysis options.")
+
+    @field_validator("factors", mode="before")
+    @classmethod
+    def _factor_names(cls, value: Any) -> Any:
+        if not isinstance(value, dict):
+            raise ValueError(f"factors must be a mapping of name -> list, got {type(value).__name__}")
+        for name in value:
+            if not isinstance(name, str) or not FACTOR_NAME.match(name):
+                raise ValueError(f"factor name {name!r} must start with a letter and use "
+                                 "letters, digits, `_`, `-`, `.`")
+            if name in RESERVED_FACTORS:
+                raise ValueError(f"factor name {name!r} is reserved (a column of the analysis)")
+        return value

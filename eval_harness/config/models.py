@@ -1,0 +1,71 @@
+"""The typed eval.yaml (pydantic). Unknown keys anywhere are errors with their key path."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import Field, field_validator
+
+from eval_harness.config.base import Block
+from eval_harness.config.judge_model import CompositeBlock, JudgeBlock, ThresholdsBlock
+from eval_harness.config.matrix_model import MatrixBlock
+from eval_harness.config.runner_model import ExecutionBlock, RunnerBlock
+
+
+class ModelsBlock(Block):
+    """``models``: default model under test, judge model, subagent model."""
+
+    skill: str | None = Field(None, description="Model used when no `model` factor sets one.")
+    judge: str | None = Field(None, description="Default LLM judge model, `provider:model`.")
+    subagent: str | None = Field(None, description="Default subagent model.")
+
+
+class DatasetBlock(Block):
+    """``dataset``: where the cases are."""
+
+    path: str = Field(description="Directory of case folders, or a .yaml/.yml/.jsonl file.")
+    schema_: dict[str, Any] | None = Field(None, alias="schema", description="Required input fields.")
+
+
+class OutputsBlock(Block):
+    """``outputs``: files collected from the run's output directory."""
+
+    collect: list[str] = Field(default_factory=lambda: ["**/*"], description="Glob patterns.")
+    max_file_bytes: int = Field(1_000_000, ge=0, description="Larger files are truncated.")
+
+
+class EvalConfig(Block):
+    """A whole eval.yaml after `extends` merging."""
+
+    name: str = Field(description="Eval name: the runs/<name>/ folder.")
+    description: str | None = Field(None, description="Free text.")
+    matrix: MatrixBlock | None = Field(None, description="Factors and levels.")
+    execution: ExecutionBlock = Field(default_factory=ExecutionBlock,  # type: ignore[arg-type]
+                                      description="Prompt, timeouts, retries.")
+    runner: RunnerBlock | None = Field(None, description="How to run one cell.")
+    models: ModelsBlock = Field(default_factory=ModelsBlock,  # type: ignore[arg-type]
+                                description="Models.")
+    dataset: DatasetBlock | None = Field(None, description="Cases.")
+    outputs: OutputsBlock = Field(default_factory=OutputsBlock,  # type: ignore[arg-type]
+                                  description="Output files collected.")
+    judges: list[JudgeBlock] = Field(default_factory=list, description="Judges.")
+    composite: CompositeBlock | None = Field(None, description="Composite override.")
+    thresholds: ThresholdsBlock | None = Field(None, description="Thresholds (exit 1 on failure).")
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, value: str) -> str:
+        import re
+
+        if not re.match(r"^[A-Za-z0-9][A-Za-z0-9._-]*$", value):
+            raise ValueError("name must use letters, digits, `.`, `_`, `-` (it names a folder)")
+        return value
+
+    @field_validator("judges")
+    @classmethod
+    def _unique(cls, value: list[JudgeBlock]) -> list[JudgeBlock]:
+        names = [j.name for j in value]
+        dup = sorted({n for n in names if names.count(n) > 1})
+        if dup:
+            raise ValueError(f"duplicate judge names: {', '.join(dup)}")
+        return value

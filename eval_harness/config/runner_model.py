@@ -1,0 +1,66 @@
+"""The ``runner`` and ``execution`` blocks: how one cell reaches the user's application."""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import Field, StrictBool, model_validator
+
+from eval_harness.config.base import Block
+
+RunnerType = Literal["cli", "http", "openai", "anthropic", "claude-code", "python"]
+
+
+class RunnerBlock(Block):
+    """``runner``: which runner executes a cell, and its settings."""
+
+    type: RunnerType = Field("cli", description="cli | http | openai | anthropic | claude-code | python.")
+    command: str | list[str] | None = Field(
+        None, description="cli: command template ({model}, {effort}, {workspace}, input fields...)."
+    )
+    shell: StrictBool = Field(False, description="cli: run the command through a shell.")
+    output_format: Literal["text", "json"] = Field(
+        "text", description="cli: stdout is the answer text, or a JSON object {output, cost_usd, usage, steps}."
+    )
+    output_file: str | None = Field(None, description="cli: read the answer from this file in {output_dir}.")
+    url: str | None = Field(None, description="http: endpoint receiving POST {input}.")
+    headers: dict[str, str] = Field(default_factory=dict, description="http/openai/anthropic: extra headers.")
+    base_url: str | None = Field(None, description="openai/anthropic: API base URL (default from env).")
+    api_key: str | None = Field(None, description="openai/anthropic: key (use ${VAR}).")
+    system: str | None = Field(None, description="openai/anthropic: system prompt.")
+    temperature: float | None = Field(None, description="openai/anthropic: sampling temperature.")
+    max_tokens: int | None = Field(None, ge=1, description="openai/anthropic: output token limit.")
+    function: str | None = Field(None, description="python: `module:function`.")
+    max_budget_usd: float | None = Field(None, ge=0, description="claude-code: --max-budget-usd per run.")
+    extra_args: list[str] = Field(default_factory=list, description="claude-code/cli: extra argv.")
+    pricing: dict[str, list[float]] | None = Field(
+        None, description="model -> [usd per 1M input tokens, usd per 1M output tokens]."
+    )
+
+    @model_validator(mode="after")
+    def _required(self) -> RunnerBlock:
+        need = {"cli": "command", "http": "url", "python": "function"}.get(self.type)
+        if need and getattr(self, need) in (None, "", []):
+            raise ValueError(f"runner type {self.type!r} needs `{need}`")
+        if self.type == "python" and self.function and ":" not in self.function:
+            raise ValueError("`function` must be `module:function`")
+        return self
+
+
+class ExecutionBlock(Block):
+    """``execution``: what is sent, time limits and retries (runtime knobs never enter ids)."""
+
+    mode: str | None = Field(None, description="Free-form mode label (agent-eval-harness compat).")
+    prompt: str | None = Field(None, description="Prompt template ({{ input.field }}).")
+    arguments: dict[str, Any] | str | None = Field(None, description="Arguments template.")
+    timeout: float = Field(600.0, gt=0, description="Per-case timeout, seconds.")
+    kill_grace: float = Field(5.0, ge=0, description="Seconds between TERM and KILL.")
+    env: dict[str, str] = Field(default_factory=dict, description="Extra environment for the runner.")
+    max_budget_usd: float | None = Field(None, ge=0, description="Budget cap per run (cost upper bound).")
+    retries: int = Field(3, ge=0, description="Retries for transient failures.")
+    transient_exit_codes: list[int] = Field(
+        default_factory=list, description="cli exit codes treated as transient (retried)."
+    )
+    quota_exit_codes: list[int] = Field(
+        default_factory=list, description="cli exit codes meaning quota/auth failure (fail fast)."
+    )

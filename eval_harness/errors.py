@@ -1,0 +1,79 @@
+"""One error tree. The CLI boundary maps each class to an exit code (see DESIGN.md).
+
+Exit codes: 0 success; 1 a threshold or regression gate failed; 2 usage or configuration
+error (nothing was run); 3 aborted on a quota/auth failure; 130 interrupted.
+"""
+
+from __future__ import annotations
+
+
+class EvalHarnessError(Exception):
+    """Root of every error this tool raises on purpose."""
+
+    exit_code: int = 1
+
+    def __init__(self, message: str, *, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.hint = hint
+
+    def one_line(self) -> str:
+        """The single line printed to the user."""
+        text = self.message.replace("\n", " ")
+        if self.hint:
+            text += f" (hint: {self.hint})"
+        return text
+
+
+class UsageError(EvalHarnessError):
+    """Bad command-line usage; nothing was run."""
+
+    exit_code = 2
+
+
+class ConfigError(UsageError):
+    """A malformed eval.yaml (or a file it names). Carries the file, key path and line."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        path: str = "",
+        file: str | None = None,
+        line: int | None = None,
+        hint: str | None = None,
+    ) -> None:
+        self.key_path = path
+        self.file = file
+        self.line = line
+        where = ""
+        if file:
+            where = file + (f":{line}" if line else "")
+        prefix = ": ".join(p for p in (where, path) if p)
+        super().__init__(f"{prefix}: {message}" if prefix else message, hint=hint)
+
+
+class DatasetError(ConfigError):
+    """A malformed dataset (bad case id, duplicate, path escape, unreadable case)."""
+
+
+class JudgeCheckError(UsageError):
+    """A judge model failed its pre-flight check call; nothing was run."""
+
+
+class QuotaExhausted(EvalHarnessError):
+    """Quota exhausted or authentication failed repeatedly: stop launching, exit 3."""
+
+    exit_code = 3
+
+
+class GateFailed(EvalHarnessError):
+    """A threshold or regression gate failed (after reports were written)."""
+
+    exit_code = 1
+
+
+class AnalysisError(EvalHarnessError):
+    """Analysis could not proceed (e.g. no usable runs)."""
+
+    exit_code = 2

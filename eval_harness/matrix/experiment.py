@@ -1,0 +1,128 @@
+"""An experiment ready to plan: config + matrix + dataset + per-condition effective config."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from eval_harness.config.dataset import Case, load_dataset
+from eval_harness.config.loader import LoadedConfig, load_config
+from eval_harness.config.models import EvalConfig
+from eval_harness.errors import ConfigError, UsageError
+from eval_harness.matrix.builder import Condition, Matrix, MatrixBuilder
+from eval_harness.matrix.effective import config_digest, effective_config
+
+
+@dataclass(frozen=True)
+class Experiment:
+    """Everything needed to plan and run cells."""
+
+    loaded: LoadedConfig
+    matrix: Matrix
+    conditions: list[Condition]
+    cases: list[Case]
+    digests: dict[str, str]  # condition_id -> config digest
+    effective: dict[str, EvalConfig]  # condition_id -> effective config
+
+    @property
+    def name(self) -> str:
+        """Eval name."""
+        return self.loaded.config.name
+
+    @property
+    def replications(self) -> int:
+        """Replications per (condition, case)."""
+        return self.matrix.replications
+
+    @property
+    def total_runs(self) -> int:
+        """conditions x cases x replications."""
+        return len(self.conditions) * len(self.cases) * self.replications
+
+
+def parse_condition_spec(spec: str) -> dict[str, str] | str:
+    """``model=a,effort=low`` -> mapping; anything without ``=`` is an id prefix."""
+    if "=" not in spec:
+        return spec.strip()
+    out: dict[str, str] = {}
+    for part in spec.split(","):
+        if "=" not in part:
+            raise UsageError(f"bad --condition part {part!r}", hint="write model=a,effort=low")
+        key, _, value = part.partition("=")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def select_conditions(conditions: Sequence[Condition], specs: Sequence[str] | None) -> list[Condition]:
+    """Conditions matching any ``--condition`` spec (levels compared as text)."""
+    if not specs:
+        return list(conditions)
+    chosen: list[Condition] = []
+    for spec in specs:
+        parsed = parse_condition_spec(spec)
+        for cond in conditions:
+            if isinstance(parsed, str):
+                hit = cond.condition_id.startswith(parsed) or cond.label == parsed
+            else:
+                unknown = set(parsed) - set(cond.levels)
+                if unknown:
+                    raise UsageError(f"--condition names unknown factor(s): {', '.join(sorted(unknown))}",
+                                     hint=f"factors are {', '.join(cond.levels)}")
+                hit = all(str(cond.levels[k]) == v for k, v in parsed.items())
+            if hit and cond not in chosen:
+                chosen.append(cond)
+    if not chosen:
+        raise UsageError(f"no condition matches {', '.join(specs)}",
+                         hint="see the grid with --dry-run")
+    return chosen
+
+
+def runner_uses_model(cfg: EvalConfig) -> bool:
+    """Whether the runner needs a model (so a missing one is an error)."""
+    runner = cfg.runner
+    if runner is None:
+        return False
+    if runner.type in ("openai", "anthropic", "claude-code"):
+        return True
+    if runner.type == "cli":
+        command = runner.command if isinstance(runner.command, str) else " ".join(runner.command or [])
+        return "{model}" in command
+    return False
+
+
+def prepare(
+    config_path: str | Path, *, cases: Sequence[str] | None = None, limit: int | None = None,
+    condition_specs: Sequence[str] | None = None, env: Mapping[str, str] | None = None,
+    require_runner: bool = True,
+) -> Experiment:
+    """Load, validate and expand; raise ConfigError (exit 2) on anything wrong."""
+    loaded = load_config(config_path, env)
+    cfg = loaded.config
+    raw_matrix: Any = loaded.raw.get("matrix")
+    if raw_matrix is None:
+        raise ConfigError("a `matrix` block is required to run", path="matrix",
+                          file=str(loaded.path), hint="write matrix: {factors: {model: [a, b]}}")
+    matrix = MatrixBuilder.from_yaml(cfg.matrix, strict=True, origins=loaded.origins,
+                                     file=str(loaded.path))
+    if require_runner and cfg.runner is None:
+        raise ConfigError("a `runner` block is required to run", path="runner",
+                          file=str(loaded.path), hint="runner: {type: cli, command: ...}")
+    if cfg.dataset is None:
+        raise ConfigError("a `dataset` block is required", path="dataset", file=str(loaded.path),
+                          hint="dataset: {path: cases/}")
+    dataset_path = (loaded.base_dir / cfg.dataset.path)
+    case_list = load_dataset(dataset_path, only=cases, limit=limit)
+    conditions = select_conditions(matrix.condition_list(), condition_specs)
+    effective = {c.condition_id: effective_config(loaded, c, env) for c in conditions}
+    for cond in conditions:
+        eff = effective[cond.condition_id]
+        if cond.model is None and eff.models.skill is None and runner_uses_model(eff):
+            raise ConfigError(
+                f"condition {cond.label} has no model: no `model` factor and no models.skill",
+                path="models.skill", file=str(loaded.path),
+                hint="add a `model` factor or set models.skill",
+            )
+    digests = {c.condition_id: config_digest(loaded.raw, c) for c in conditions}
+    return Experiment(loaded, matrix, conditions, case_list, digests, effective)

@@ -1,0 +1,65 @@
+"""Console rendering of a dry-run summary."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.console import Console
+from rich.table import Table
+
+MAX_ROWS = 200
+
+
+def _money(x: float | None) -> str:
+    return "unknown" if x is None else f"${x:,.2f}"
+
+
+def _duration(seconds: float | None) -> str:
+    if seconds is None:
+        return "unknown"
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.1f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def render_dry_run(summary: dict[str, Any], console: Console | None = None) -> None:
+    """Print the grid, totals, estimates and warnings."""
+    console = console or Console(highlight=False)
+    factors = list(summary["factors"])
+    table = Table(title=f"{summary['eval']}: {summary['n_conditions']} conditions", show_lines=False)
+    table.add_column("condition_id", style="cyan", no_wrap=True)
+    for f in factors:
+        table.add_column(f)
+    table.add_column("runs", justify="right")
+    for cond in summary["conditions"][:MAX_ROWS]:
+        table.add_row(cond["condition_id"], *(str(cond["levels"][f]) for f in factors),
+                      f"{cond['runs']:,}")
+    console.print(table)
+    hidden = summary["n_conditions"] - MAX_ROWS
+    if hidden > 0:
+        console.print(f"... and {hidden:,} more conditions (use --json for all)")
+    console.print(
+        f"[bold]{summary['n_conditions']:,} conditions × {summary['n_cases']:,} cases × "
+        f"{summary['replications']} replications = {summary['total_runs']:,} runs[/bold]; "
+        f"LLM judge calls: {summary['judge_calls']:,}"
+    )
+    est = summary["estimate"]
+    if est["cost_kind"] == "point":
+        line = f"estimated cost: {_money(est['cost_usd'])} ({est['cost_source']})"
+        if est.get("upper_bound_usd") is not None:
+            line += f"; upper bound {_money(est['upper_bound_usd'])}"
+    elif est["cost_kind"] == "upper-bound":
+        line = f"cost upper bound: {_money(est['upper_bound_usd'])} ({est['cost_source']})"
+    else:
+        line = "cost: unknown (pass --avg-cost-per-run or set execution.max_budget_usd)"
+    console.print(line)
+    if est.get("time_s") is not None:
+        console.print(f"estimated time: {_duration(est['time_s'])} at the chosen concurrency")
+    power = summary.get("power")
+    if power:
+        console.print(f"power: {power.get('text', power)}")
+    for warning in summary["warnings"]:
+        console.print(f"[yellow]warning:[/yellow] {warning}")
+    console.print("[green]valid[/green]: nothing was run")
