@@ -22,6 +22,7 @@ comparison function accepts it as it accepts ``load_runs``.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as _dt
 import json
 import math
@@ -294,10 +295,9 @@ def load_baseline(path: str | os.PathLike[str]) -> pd.DataFrame:
         frame = frame[doc.columns]
     for col, dtype in doc.dtypes.items():
         if col in frame.columns and str(frame[col].dtype) != dtype:
-            try:
+            # Keep what pandas inferred rather than fail on an exotic dtype name.
+            with contextlib.suppress(TypeError, ValueError):
                 frame[col] = frame[col].astype(dtype)
-            except (TypeError, ValueError):
-                pass  # keep what pandas inferred rather than fail on an exotic dtype
     frame.attrs["factors"] = list(doc.factors)
     frame.attrs["levels"] = {k: list(v) for k, v in doc.levels.items()}
     frame.attrs["issues"] = list(doc.issues)

@@ -118,6 +118,25 @@ def _design_matrix(
     return np.hstack(blocks), cols
 
 
+def type3_hypothesis(
+    levels: Sequence[tuple[Any, ...]], subset: Sequence[int], cols: np.ndarray, n_params: int
+) -> np.ndarray:
+    """Type-3 hypothesis matrix of a term, in lmerTest's basis.
+
+    Rows are the term's treatment-style contrasts (each level against the first, and
+    their products for interactions) written in the `contr.sum` coefficients:
+    L_T = ⊗_{f∈T} (D_f · contr.sum(L_f)), D_f with rows e_l − e_1 (l = 2..L_f).
+    """
+    block = np.ones((1, 1))
+    for j in subset:
+        n_lv = len(levels[j])
+        diff = np.hstack([-np.ones((n_lv - 1, 1)), np.eye(n_lv - 1)])
+        block = np.kron(block, diff @ contr_sum(n_lv))
+    hyp = np.zeros((block.shape[0], n_params))
+    hyp[:, cols] = block
+    return hyp
+
+
 def fitted_lmm(
     cm: pd.DataFrame, factors: Sequence[str], levels: Sequence[tuple[Any, ...]], response: str, case: str
 ) -> AnovaResult:
@@ -157,7 +176,8 @@ def fitted_lmm(
         terms: dict[str, TermResult] = {}
         for s in subsets:
             name = term_name(kf, s)
-            f_val, ddf = wald_term(fit, cols[s])
+            kept_levels = [levels[j] for j in keep]
+            f_val, ddf = wald_term(fit, type3_hypothesis(kept_levels, s, cols[s], x.shape[1]))
             q = float(cols[s].size)
             p = float(stats.f.sf(f_val, q, ddf))
             if not (np.isfinite(f_val) and np.isfinite(p) and ddf > 0):

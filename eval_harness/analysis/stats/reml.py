@@ -162,22 +162,21 @@ def satterthwaite_nu(fit: RemlFit, contrast: np.ndarray) -> float:
     return 2.0 * var**2 / float(g @ fit.acov_phi @ g)
 
 
-def wald_term(fit: RemlFit, cols: np.ndarray) -> tuple[float, float]:
-    """(F, denominator df) for the hypothesis β[cols] = 0."""
-    q = cols.size
-    cov_tt = fit.cov_beta[np.ix_(cols, cols)]
-    b = fit.beta[cols]
-    _, vecs = np.linalg.eigh(cov_tt)
-    f_val = float(b @ np.linalg.solve(cov_tt, b)) / q
-    nus = []
-    for m in range(q):
-        contrast = np.zeros(fit.beta.size)
-        contrast[cols] = vecs[:, m]
-        nus.append(satterthwaite_nu(fit, contrast))
-    nu = np.array(nus)
+def wald_term(fit: RemlFit, hyp: np.ndarray) -> tuple[float, float]:
+    """(F, denominator df) for the hypothesis L β = 0 (L = `hyp`, full row rank q).
+
+    F and the df are computed on the eigen-contrasts Pᵀ L of L Cov Lᵀ = P D Pᵀ; the F is
+    invariant to the basis of L, the Satterthwaite df is not, so callers pass lmerTest's
+    type-3 basis (see `frame.type3_hypothesis`).
+    """
+    q = hyp.shape[0]
+    d, vecs = np.linalg.eigh(hyp @ fit.cov_beta @ hyp.T)
+    ptl = vecs.T @ hyp
+    f_val = float(((ptl @ fit.beta) ** 2 / d).sum()) / q
+    nu = np.array([satterthwaite_nu(fit, ptl[m]) for m in range(q)])
     if q == 1:
         return f_val, float(nu[0])
-    if np.all(np.abs(nu - nu[0]) < 1e-8):
+    if np.all(np.abs(np.diff(nu)) < 1e-8):
         return f_val, float(nu.mean())
     if np.any(nu <= 2):
         return f_val, 2.0
