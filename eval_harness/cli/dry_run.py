@@ -14,13 +14,13 @@ from eval_harness.config.loader import load_config
 from eval_harness.config.masking import mask_secrets
 from eval_harness.matrix.checks import self_judging, unconsumed_factors
 from eval_harness.matrix.estimate import estimate_cost
-from eval_harness.store.history import earlier_runs
 from eval_harness.matrix.experiment import Experiment, prepare
+from eval_harness.store.history import earlier_runs
 
 
 def print_config(args: argparse.Namespace) -> int:
     """Print the merged config (``${VAR}`` as written, literal secrets masked)."""
-    loaded = load_config(args.config)
+    loaded = load_config(args.config, strict=False)  # printing needs no secrets
     masked = mask_secrets(loaded.raw)
     if args.json:
         print(json.dumps(masked, indent=2, default=str))
@@ -52,9 +52,16 @@ def build_summary(exp: Experiment, args: argparse.Namespace) -> dict[str, Any]:
                         "or arguments): it still defines conditions")
     for model in self_judging(cfg, exp.matrix):
         warnings.append(f"judge model `{model}` is also a model under test (self-preference bias)")
+    from eval_harness.errors import ConfigError
     from eval_harness.judges.validate import validate_judges
 
-    warnings.extend(validate_judges(exp))
+    try:
+        warnings.extend(validate_judges(exp))
+    except ConfigError as exc:
+        if exc.file is None:  # name the config file the judge came from
+            raise ConfigError(exc.message.split(": ", 1)[-1], path=exc.key_path,
+                              file=str(exp.loaded.path), hint=exc.hint) from None
+        raise
     runs_dir = Path(args.runs_dir)
     history = earlier_runs(runs_dir / exp.name)
     cost = estimate_cost(

@@ -1,4 +1,9 @@
-"""The ``judges``, ``composite`` and ``thresholds`` blocks."""
+"""The ``judges``, ``composite`` and ``thresholds`` blocks.
+
+A judge's kind is inferred from the one kind field it carries (``check``, ``prompt`` /
+``prompt_file``, ``module`` + ``function``, a built-in such as ``exact_match``, or
+``pairwise``); see ``eval_harness/judges/`` for each kind's options.
+"""
 
 from __future__ import annotations
 
@@ -14,6 +19,8 @@ KIND_FIELDS = (
     "entity_coverage", "tool_calls", "tool_called", "latency", "cost", "json_schema",
     "reference_correctness", "pairwise",
 )
+#: kinds that call an LLM
+LLM_KINDS = ("prompt", "prompt_file", "reference_correctness", "pairwise")
 
 
 class JudgeBlock(Block):
@@ -31,6 +38,10 @@ class JudgeBlock(Block):
     samples: int = Field(1, ge=1, description="Samples, reduced by median / majority.")
     weight: float = Field(1.0, ge=0, description="Weight in the composite.")
     gate: StrictBool = Field(False, description="Boolean gate: false zeroes the composite.")
+    temperature: float | None = Field(0.0, ge=0, description="LLM judges: temperature (null: provider default).")
+    max_tokens: int = Field(1024, ge=16, description="LLM judges: reply token limit.")
+    cost_per_mtok: list[float] | None = Field(
+        None, description="LLM judges: USD per million [input, output] tokens, for recorded cost.")
     exact_match: Any = Field(None, description="Built-in: compare with expected (options mapping or true).")
     contains: Any = Field(None, description="Built-in: answer contains string(s).")
     regex: Any = Field(None, description="Built-in: answer matches a regex.")
@@ -43,6 +54,16 @@ class JudgeBlock(Block):
     reference_correctness: Any = Field(None, description="Built-in LLM judge against the reference.")
     pairwise: Any = Field(None, description="Pairwise LLM judge (excluded from the ANOVA).")
 
+    @property
+    def kind_field(self) -> str:
+        """The field that selects this judge's kind."""
+        return next(f for f in KIND_FIELDS if getattr(self, f) is not None)
+
+    @property
+    def is_llm(self) -> bool:
+        """Whether the judge calls a model."""
+        return self.kind_field in LLM_KINDS
+
     @model_validator(mode="after")
     def _kind(self) -> JudgeBlock:
         present = [f for f in KIND_FIELDS if getattr(self, f) is not None]
@@ -52,12 +73,20 @@ class JudgeBlock(Block):
             raise ValueError("a judge needs one of: " + ", ".join(KIND_FIELDS))
         if "prompt" in present and "prompt_file" in present:
             raise ValueError("give `prompt` or `prompt_file`, not both")
+        if len(present) > 1:
+            raise ValueError(f"one kind per judge; got {', '.join(present)} (split into judges)")
         if self.module and not self.function:
             raise ValueError("`module` needs `function`")
+        if self.function and not self.module:
+            raise ValueError("`function` needs `module`")
         if self.score_range is not None and (
             len(self.score_range) != 2 or self.score_range[0] >= self.score_range[1]
         ):
             raise ValueError("score_range must be [lo, hi] with lo < hi")
+        if self.cost_per_mtok is not None and (
+            len(self.cost_per_mtok) != 2 or min(self.cost_per_mtok) < 0
+        ):
+            raise ValueError("cost_per_mtok must be [input_usd, output_usd] per million tokens")
         return self
 
 
@@ -68,12 +97,22 @@ class CompositeBlock(Block):
     weights: dict[str, float] = Field(default_factory=dict, description="Judge -> weight override.")
     gates: list[str] = Field(default_factory=list, description="Boolean judges acting as gates.")
 
+    @model_validator(mode="after")
+    def _weights(self) -> CompositeBlock:
+        bad = [k for k, v in self.weights.items() if v < 0]
+        if bad:
+            raise ValueError(f"weights must be >= 0 ({', '.join(bad)})")
+        return self
+
 
 class ThresholdSpec(Block):
     """A threshold on one judge or on the composite, checked per condition."""
 
     min_pass_rate: float | None = Field(None, ge=0, le=1, description="Minimum pass rate.")
     min_mean: float | None = Field(None, description="Minimum mean value.")
+    pass_score: float | None = Field(
+        None, description="Numeric judges: a sample passes when its value >= this (default: "
+                          "the normalised value >= 0.5).")
 
 
 class ThresholdsBlock(Block):
@@ -81,4 +120,5 @@ class ThresholdsBlock(Block):
 
     min_pass_rate: float | None = Field(None, ge=0, le=1, description="Composite pass rate minimum.")
     min_mean: float | None = Field(None, description="Composite mean minimum.")
+    pass_score: float = Field(0.5, ge=0, le=1, description="A composite >= this counts as a pass.")
     judges: dict[str, ThresholdSpec] = Field(default_factory=dict, description="Per judge.")

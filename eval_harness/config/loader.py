@@ -98,7 +98,8 @@ def validation_to_config_error(
     model: type[BaseModel] = EvalConfig, prefix: KeyPath = (),
 ) -> ConfigError:
     """Turn the first pydantic error into one clear ConfigError (key path, line, hint)."""
-    errors = exc.errors()
+    # An unknown key usually explains the rest (a misspelt required key), so name it first.
+    errors = sorted(exc.errors(), key=lambda e: e["type"] != "extra_forbidden")
     first = errors[0]
     loc: KeyPath = (*prefix, *(p for p in first["loc"] if isinstance(p, (str, int))))
     err_type = first["type"]

@@ -68,7 +68,7 @@ class Matrix:
         """Every condition, in sorted-factor Cartesian order."""
         names = sorted(self.factors)
         for combo in itertools.product(*(self.factors[n] for n in names)):
-            chosen = dict(zip(names, combo))
+            chosen = dict(zip(names, combo, strict=False))
             yield make_condition({n: chosen[n] for n in self.factors})
 
     def condition_list(self) -> list[Condition]:

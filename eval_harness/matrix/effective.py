@@ -61,9 +61,10 @@ def effective_config(loaded: LoadedConfig, condition: Condition,
     try:
         return EvalConfig.model_validate(resolved)
     except ValidationError as exc:
-        err = validation_to_config_error(exc, {}, str(loaded.path))
+        err = validation_to_config_error(exc, {}, "")
         raise ConfigError(
-            f"variant of condition {condition.label} makes an invalid config: {err.message}",
+            f"variant of condition {condition.label} makes an invalid config: {err.key_path}: "
+            f"{str(err.message).split(': ', 1)[-1]}",
             path="matrix.factors", file=str(loaded.path), hint=err.hint,
         ) from None
 

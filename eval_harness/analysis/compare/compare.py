@@ -104,8 +104,12 @@ def compare_sides(
     their ``condition_id`` (plus source) seed the Monte Carlo and bootstrap draws.
     ``clusters`` maps case_id → cluster label (from the ``cluster_key`` case tag).
     """
-    ref_rows = {str(r["case_id"]): r for r in ref_cases.to_dict("records")}
-    cand_rows = {str(r["case_id"]): r for r in cand_cases.to_dict("records")}
+    ref_rows: dict[str, dict[str, Any]] = {
+        str(r["case_id"]): {str(k): v for k, v in r.items()} for r in ref_cases.to_dict("records")
+    }
+    cand_rows: dict[str, dict[str, Any]] = {
+        str(r["case_id"]): {str(k): v for k, v in r.items()} for r in cand_cases.to_dict("records")
+    }
     lists: dict[str, list[str]] = {
         k: []
         for k in (

@@ -132,7 +132,8 @@ def _exact(cases: Sequence[CaseCounts]) -> tuple[float, float]:
         offset += lo * step - m * (big_l // c.n_a)
         obs += c.k_b * (big_l // c.n_b) - c.k_a * (big_l // c.n_a)
     values = offset + g * np.arange(dist.size, dtype=np.int64)  # exact integers
-    p_two = float(dist[np.abs(values) >= abs(obs)].sum())
+    # At obs = 0 every outcome is as extreme: exactly 1 (the sum would carry rounding).
+    p_two = 1.0 if obs == 0 else float(dist[np.abs(values) >= abs(obs)].sum())
     p_drop = float(dist[values <= obs].sum())
     return min(1.0, p_two), min(1.0, p_drop)
 

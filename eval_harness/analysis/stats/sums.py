@@ -21,7 +21,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from eval_harness.analysis.stats.design import term_components, term_subsets, to_contrast_coordinates
+from eval_harness.analysis.stats.design import (
+    term_components,
+    term_subsets,
+    to_contrast_coordinates,
+)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,105 @@
+"""Read agent-eval-harness run directories into this tool's record shape.
+
+Layout of one such run (opendatahub-io/agent-eval-harness)::
+
+    <run>/condition.json    {"condition_id": "<their id>", "levels": {factor: level}}
+    <run>/summary.yaml      run_id, judges (aggregates), per_case: {case: {judge: {value,
+                            rationale, judge_type[, score_range, errored, error]}}}
+    <run>/run_result.json   run-level facts: model, cost_usd (whole run), num_turns
+
+Each run becomes a RunRecord-like dict and one CaseRecord-like dict per case (no
+composite: the loader forms it from judge specs, see `composite`). Several run
+directories with the same levels are replications, numbered 1.. in natural order of
+their run ids; a `-r<n>` suffix is not required. Their `condition_id` is kept as recorded
+(it is not this tool's hash) but conditions are identified by their levels. The run's
+`cost_usd` covers the whole run, so per-case cost stays unknown and the run total is
+reported separately (`attrs["run_costs"]`).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from typing import Any
+
+import yaml
+
+try:  # the C loader is ~10x faster on large summaries
+    _Loader: Any = yaml.CSafeLoader
+except AttributeError:  # pragma: no cover - libyaml missing
+    _Loader = yaml.SafeLoader
+
+SUMMARY = "summary.yaml"
+CONDITION = "condition.json"
+RUN_RESULT = "run_result.json"
+
+
+def is_aeh_run(names: set[str]) -> bool:
+    """A directory listing that looks like an agent-eval-harness run."""
+    return SUMMARY in names and "run.json" not in names
+
+
+def natural_key(text: str) -> tuple[Any, ...]:
+    """Sort key treating digit runs as numbers (`r2` < `r10`)."""
+    return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", text))
+
+
+def _read_json(path: str) -> dict[str, Any]:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+    except FileNotFoundError:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _score(raw: Any) -> dict[str, Any]:
+    """One per_case judge entry → a JudgeScore-like dict."""
+    if not isinstance(raw, dict):
+        raw = {"value": raw}
+    value = raw.get("value")
+    jtype = str(raw.get("judge_type") or "").lower()
+    if jtype in ("boolean", "bool", "binary") or isinstance(value, bool):
+        kind = "boolean"
+    elif jtype == "pairwise" or isinstance(value, str):
+        kind = "pairwise"
+    else:
+        kind = "numeric"
+    out: dict[str, Any] = {"value": value, "kind": kind, "rationale": raw.get("rationale")}
+    if raw.get("score_range"):
+        out["score_range"] = raw["score_range"]
+    if raw.get("errored") or raw.get("error"):
+        out["errored"] = True
+        out["error"] = raw.get("error")
+    return out
+
+
+def read_aeh_run(run_dir: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """(run dict, case record dicts) of one agent-eval-harness run directory.
+
+    The run dict has `eval`, `run_id`, `condition_id`, `levels`, `cost_usd` (run total or
+    None) and `finished_at` (None: the layout records no time); records have no
+    `replication` (assigned by the loader over runs with the same levels).
+    """
+    with open(os.path.join(run_dir, SUMMARY), encoding="utf-8") as fh:
+        summary = yaml.load(fh, Loader=_Loader) or {}
+    condition = _read_json(os.path.join(run_dir, CONDITION))
+    result = _read_json(os.path.join(run_dir, RUN_RESULT))
+    run_id = str(summary.get("run_id") or os.path.basename(os.path.normpath(run_dir)))
+    cost = result.get("cost_usd")
+    run = {
+        "eval": str(summary.get("eval") or os.path.basename(os.path.dirname(os.path.normpath(run_dir)))),
+        "run_id": run_id,
+        "condition_id": str(condition.get("condition_id") or ""),
+        "levels": condition.get("levels") or summary.get("levels") or {},
+        "cost_usd": float(cost) if isinstance(cost, (int, float)) and not isinstance(cost, bool) else None,
+        "finished_at": summary.get("finished_at"),
+        "format": "agent-eval-harness",
+    }
+    records = []
+    per_case = summary.get("per_case") or {}
+    for case_id, judges in per_case.items():
+        scores = {str(j): _score(v) for j, v in (judges or {}).items()}
+        records.append({"case_id": str(case_id), "status": "ok", "scores": scores})
+    return run, records

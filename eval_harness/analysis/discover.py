@@ -1,0 +1,67 @@
+"""Find run directories under one or more roots (this tool's and agent-eval-harness's).
+
+A directory is a run when it holds `run.json` (this tool), or `summary.yaml` (agent-eval-
+harness), or `condition.json` beside a `cases/` folder (this tool, run.json lost). The
+walk never descends into a run (its `cases/` may hold thousands of folders) nor into
+hidden directories. The same directory reached through two roots is visited once.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from eval_harness.analysis.aeh_import import is_aeh_run
+from eval_harness.errors import UsageError
+
+
+@dataclass(frozen=True)
+class RunDir:
+    """One run directory and its layout (`native` or `agent-eval-harness`)."""
+
+    path: str
+    layout: str
+
+
+def _classify(names: set[str]) -> str | None:
+    if "run.json" in names:
+        return "native"
+    if is_aeh_run(names):
+        return "agent-eval-harness"
+    if "condition.json" in names and "cases" in names:
+        return "native"
+    return None
+
+
+def _walk(root: str, out: list[RunDir], seen: set[str]) -> None:
+    try:
+        with os.scandir(root) as it:
+            entries = list(it)
+    except (NotADirectoryError, PermissionError, FileNotFoundError):
+        return
+    names = {e.name for e in entries}
+    layout = _classify(names)
+    if layout is not None:
+        real = os.path.realpath(root)
+        if real not in seen:
+            seen.add(real)
+            out.append(RunDir(root, layout))
+        return
+    for e in sorted(entries, key=lambda e: e.name):
+        if e.name.startswith(".") or e.name == "cases":
+            continue
+        if e.is_dir():
+            _walk(e.path, out, seen)
+
+
+def find_run_dirs(roots: Iterable[str | os.PathLike[str]]) -> list[RunDir]:
+    """Every run directory under `roots`, in sorted path order per root."""
+    out: list[RunDir] = []
+    seen: set[str] = set()
+    for root in roots:
+        path = os.fspath(root)
+        if not os.path.isdir(path):
+            raise UsageError(f"no such directory: {path}", hint="pass a runs directory")
+        _walk(path, out, seen)
+    return out

@@ -1,0 +1,265 @@
+"""Run directories → one tidy DataFrame (notes/TIDY_FRAME.md), fast.
+
+`load_runs(path | [paths])` walks every root for run directories (`discover`), reads this
+tool's `run.json` / `condition.json` + `cases/*/record.json` and agent-eval-harness's
+`condition.json` + `summary.yaml` + `run_result.json` (`aeh_import`), and returns one row
+per (run, case, judge) plus one `composite` row per sample.
+
+Rules
+- A run without recorded levels is listed in `attrs["issues"]` and left out (never a
+  condition). So is a run whose factor names differ from the others' (the factor set
+  most runs share, or the config's, wins).
+- The same (condition, replication, case) loaded twice is counted once: identical copies
+  are *duplicates*, differing ones *conflicts* resolved to the newest (`collect`).
+- Composite: the record's own when present; otherwise formed from `judge_specs` (a
+  config's judges), or, without a config, only from judges normalisable from the data
+  (`composite`); else NaN and noted — the judges are then analysed on their own.
+
+Speed: plain `json` on each record, column lists, one DataFrame at the end (per-run and
+per-sample columns are expanded with numpy indexing, never per-row pandas operations).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from eval_harness.analysis.aeh_import import natural_key, read_aeh_run
+from eval_harness.analysis.collect import Collector
+from eval_harness.analysis.composite import coerce_judge_specs
+from eval_harness.analysis.discover import RunDir, find_run_dirs
+
+COLUMNS_HEAD = ["eval", "run_id", "condition_id"]
+COLUMNS_TAIL = [
+    "replication", "case_id", "judge", "value", "kind", "errored", "case_status",
+    "latency_s", "cost_usd", "tokens", "tool_calls", "case_hash", "normalized",
+]
+
+
+def levels_key(levels: Mapping[str, Any]) -> str:
+    """The text a condition id hashes (DESIGN.md): identifies a condition by its levels."""
+    return json.dumps(levels, sort_keys=True, default=str)
+
+
+def _read_json(path: str) -> dict[str, Any]:
+    try:
+        with open(path, encoding="utf-8") as fh:
+            data = json.load(fh)
+    except FileNotFoundError:
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _read_native_run(run_dir: str) -> dict[str, Any]:
+    run = _read_json(os.path.join(run_dir, "run.json"))
+    cond = _read_json(os.path.join(run_dir, "condition.json"))
+    return {
+        "eval": str(run.get("eval") or os.path.basename(os.path.dirname(os.path.normpath(run_dir)))),
+        "run_id": str(run.get("run_id") or os.path.basename(os.path.normpath(run_dir))),
+        "condition_id": str(run.get("condition_id") or cond.get("condition_id") or ""),
+        "levels": run.get("levels") or cond.get("levels") or {},
+        "replication": int(run.get("replication") or 1),
+        "finished_at": run.get("finished_at"),
+        "cost_usd": None,
+        "format": "native",
+    }
+
+
+def _sort_key(x: Any) -> tuple[int, Any]:
+    if isinstance(x, (int, float)):
+        return (0, x)
+    return (1, str(x))
+
+
+def _choose_factors(
+    runs: list[dict[str, Any]], factor_levels: Mapping[str, Sequence[Any]] | None
+) -> list[str]:
+    if factor_levels:
+        return list(factor_levels)
+    sets = Counter(frozenset(r["levels"]) for r in runs)
+    if not sets:
+        return []
+    best = max(sets.values())
+    for r in runs:  # first run whose factor set is the most common one gives the order
+        if sets[frozenset(r["levels"])] == best:
+            return list(r["levels"])
+    return []  # pragma: no cover
+
+
+def _level_order(
+    runs: list[dict[str, Any]], factors: list[str], factor_levels: Mapping[str, Sequence[Any]] | None
+) -> dict[str, list[Any]]:
+    out: dict[str, list[Any]] = {}
+    for f in factors:
+        seen: list[Any] = []
+        for r in runs:
+            v = r["levels"][f]
+            if v not in seen:
+                seen.append(v)
+        given = list((factor_levels or {}).get(f, []))
+        rest = sorted((v for v in seen if v not in given), key=_sort_key)
+        out[f] = [v for v in given if v in seen] + rest
+    return out
+
+
+def _read_cases(col: Collector, run_idx: int, run_dir: str, replication: int) -> int:
+    cases_dir = os.path.join(run_dir, "cases")
+    try:
+        with os.scandir(cases_dir) as it:
+            names = sorted(e.name for e in it if not e.name.startswith("."))
+    except FileNotFoundError:
+        return 0
+    n = 0
+    loads = json.loads
+    for name in names:
+        path = cases_dir + os.sep + name + os.sep + "record.json"
+        try:
+            with open(path, "rb") as fh:
+                rec = loads(fh.read())
+        except (FileNotFoundError, NotADirectoryError):
+            continue  # incomplete case: no record yet
+        except ValueError:
+            col.bad_records.append(path)
+            continue
+        rep = rec.get("replication")
+        col.add_record(run_idx, rec, path, int(rep) if isinstance(rep, int) else replication)
+        n += 1
+    return n
+
+
+def load_runs(
+    path: str | os.PathLike[str] | Sequence[str | os.PathLike[str]],
+    *,
+    judge_specs: Any = None,
+    factor_levels: Mapping[str, Sequence[Any]] | None = None,
+) -> pd.DataFrame:
+    """Load every run directory under `path` (one root or several) into a tidy frame.
+
+    `judge_specs`: an `EvalConfig`, its `judges` list, or {judge: {score_range, gate,
+    weight}} — used to form a composite where a record has none and to normalise.
+    `factor_levels`: the config's matrix factors {factor: [levels]} (writing order of
+    factors and levels); without it factors come from the recorded levels.
+    """
+    roots = [path] if isinstance(path, (str, os.PathLike)) else list(path)
+    specs = coerce_judge_specs(judge_specs)
+    col = Collector(specs)
+    issues: list[dict[str, Any]] = []
+    metas: list[tuple[RunDir, dict[str, Any], list[dict[str, Any]] | None]] = []
+    for rd in find_run_dirs(roots):
+        if rd.layout == "native":
+            metas.append((rd, _read_native_run(rd.path), None))
+        else:
+            run, recs = read_aeh_run(rd.path)
+            metas.append((rd, run, recs))
+    usable = []
+    for rd, run, recs in metas:
+        if not isinstance(run["levels"], dict) or not run["levels"]:
+            issues.append({"kind": "no_levels", "detail": f"run {rd.path}: no recorded levels; left out"})
+        else:
+            usable.append((rd, run, recs))
+    factors = _choose_factors([r for _, r, _ in usable], factor_levels)
+    kept = []
+    for rd, run, recs in usable:
+        if set(run["levels"]) != set(factors):
+            issues.append({"kind": "inconsistent_factors", "detail": (
+                f"run {rd.path}: levels for {sorted(run['levels'])} but the analysis uses "
+                f"factors {factors}; left out")})
+        else:
+            kept.append((rd, run, recs))
+    _assign_aeh_replications(kept)
+    for rd, run, recs in kept:
+        run["path"] = rd.path
+        run["levels_key"] = levels_key(run["levels"])
+        idx = col.add_run(run)
+        if recs is None:
+            n = _read_cases(col, idx, rd.path, run["replication"])
+        else:
+            for rec in recs:
+                col.add_record(idx, rec, rec, run["replication"])
+            n = len(recs)
+        if n == 0:
+            issues.append({"kind": "empty_run", "detail": f"run {rd.path}: no case records"})
+    issues.extend(col.issues())
+    issues.extend({"kind": "unreadable_record", "detail": f"{p}: not valid JSON; skipped"}
+                  for p in col.bad_records)
+    levels = _level_order([r for _, r, _ in kept], factors, factor_levels)
+    frame = _assemble(col, factors)
+    composite_note = _composite_note(col, specs is not None)
+    if composite_note:
+        issues.append({"kind": "composite", "detail": composite_note})
+    frame.attrs["factors"] = factors
+    frame.attrs["levels"] = levels
+    frame.attrs["issues"] = issues
+    frame.attrs["case_tags"] = col.case_tags
+    frame.attrs["run_costs"] = [
+        {"run_id": r["run_id"], "condition_id": r["condition_id"], "cost_usd": r["cost_usd"]}
+        for r in col.runs if r.get("cost_usd") is not None
+    ]
+    frame.attrs["formats"] = sorted({r["format"] for r in col.runs})
+    return frame
+
+
+def _assign_aeh_replications(runs: list[tuple[RunDir, dict[str, Any], Any]]) -> None:
+    """agent-eval-harness runs with the same levels are replications 1.. (natural run-id order)."""
+    groups: dict[str, list[str]] = {}
+    for _, run, recs in runs:
+        if recs is not None:
+            groups.setdefault(levels_key(run["levels"]), []).append(run["run_id"])
+    for _, run, recs in runs:
+        if recs is not None:
+            ids = sorted(set(groups[levels_key(run["levels"])]), key=natural_key)
+            run["replication"] = ids.index(run["run_id"]) + 1
+
+
+def _composite_note(col: Collector, have_specs: bool) -> str | None:
+    if col.composite_unknown:
+        runs = sorted(col.composite_unknown)
+        shown = ", ".join(runs[:5]) + (" ..." if len(runs) > 5 else "")
+        hint = "a judge is missing from the config or has no score_range" if have_specs else (
+            "a numeric judge has no recorded score_range; pass the eval's config (--config)")
+        return f"composite not available for some samples (runs {shown}): {hint}; judges are analysed on their own"
+    if col.composite_inferred:
+        return ("composite formed without a config: booleans 0/1 and numbers by their recorded "
+                "score range, equal weights, no gates")
+    return None
+
+
+def _obj(values: list[Any]) -> np.ndarray:
+    arr = np.empty(len(values), dtype=object)
+    arr[:] = values
+    return arr
+
+
+def _assemble(col: Collector, factors: list[str]) -> pd.DataFrame:
+    """Expand per-run and per-sample columns onto rows with numpy indexing."""
+    r_sample = np.asarray(col.r_sample, dtype=np.int64)
+    alive = np.asarray(col.alive, dtype=bool)
+    keep = alive[r_sample] if len(r_sample) else np.zeros(0, dtype=bool)
+    rs = r_sample[keep]
+    s_run = np.asarray(col.s_run, dtype=np.int64)
+    run_of_row = s_run[rs] if len(rs) else np.zeros(0, dtype=np.int64)
+    data: dict[str, Any] = {}
+    for name in COLUMNS_HEAD:
+        data[name] = _obj([r[name] for r in col.runs])[run_of_row] if col.runs else _obj([])
+    for f in factors:
+        data[f] = _obj([r["levels"][f] for r in col.runs])[run_of_row] if col.runs else _obj([])
+    data["replication"] = np.asarray(col.s_rep, dtype=np.int64)[rs]
+    data["case_id"] = _obj(col.s_case)[rs]
+    data["judge"] = _obj(col.r_judge)[keep]
+    data["value"] = np.asarray(col.r_value, dtype=float)[keep]
+    data["kind"] = _obj(col.r_kind)[keep]
+    data["errored"] = np.asarray(col.r_err, dtype=bool)[keep]
+    data["case_status"] = _obj(col.s_status)[rs]
+    data["latency_s"] = np.asarray(col.s_latency, dtype=float)[rs]
+    data["cost_usd"] = np.asarray(col.s_cost, dtype=float)[rs]
+    data["tokens"] = np.asarray(col.s_tokens, dtype=float)[rs]
+    data["tool_calls"] = np.asarray(col.s_tools, dtype=float)[rs]
+    data["case_hash"] = _obj(col.s_hash)[rs]
+    data["normalized"] = np.asarray(col.r_norm, dtype=float)[keep]
+    return pd.DataFrame(data, columns=[*COLUMNS_HEAD, *factors, *COLUMNS_TAIL])

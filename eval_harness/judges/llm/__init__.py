@@ -1,0 +1,1 @@
+"""LLM judge machinery: providers over stdlib HTTP, fenced prompts, validated verdicts."""

@@ -1,0 +1,239 @@
+"""One chat call to an OpenAI-compatible or Anthropic endpoint, over stdlib ``urllib``.
+
+Hardening:
+
+- transient failures (connection errors, 408/409/425/429/5xx/529) are retried with
+  exponential back-off (``Retry-After`` honoured up to ``max_delay``); anything left after
+  the last attempt raises :class:`LLMError` (the caller fails closed);
+- a 400 naming ``temperature`` (reasoning models refuse it) is retried once without the
+  temperature, remembered per model, and reported as a warning;
+- a 400 naming ``response_format`` / ``json_schema`` (servers without structured output)
+  is retried without it (the prompt still demands JSON, and the verdict is validated);
+- OpenAI ``message.refusal`` and Anthropic ``stop_reason: refusal`` surface as ``refusal``.
+
+Structured output: OpenAI ``response_format: {type: json_schema, strict: true}``;
+Anthropic a forced tool call whose ``input_schema`` is the verdict schema.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import threading
+import time
+import urllib.error
+import urllib.request
+from dataclasses import dataclass, field
+from typing import Any
+
+from eval_harness.judges.llm.providers import ModelRef, endpoint
+
+ANTHROPIC_VERSION = "2023-06-01"
+RETRY_STATUSES = {408, 409, 425, 429, 500, 502, 503, 504, 529}
+VERDICT_TOOL = "record_verdict"
+
+_LOCK = threading.Lock()
+_LOG = logging.getLogger("eval_harness.judges")
+_NO_TEMPERATURE: set[str] = set()
+_NO_SCHEMA: set[str] = set()
+
+
+class LLMError(Exception):
+    """A judge call that failed for good (after retries)."""
+
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    """Attempts and back-off (seconds): delay = min(max_delay, base_delay * 2**attempt)."""
+
+    attempts: int = 4
+    base_delay: float = 1.0
+    max_delay: float = 20.0
+    timeout: float = 120.0
+
+
+@dataclass
+class Completion:
+    """What came back."""
+
+    text: str | None
+    structured: dict[str, Any] | None
+    refusal: str | None
+    finish: str | None
+    input_tokens: int | None
+    output_tokens: int | None
+    cost_usd: float | None
+    temperature: float | None
+    warnings: list[str] = field(default_factory=list)
+
+
+def reset_capabilities() -> None:
+    """Forget learned per-model quirks (tests)."""
+    with _LOCK:
+        _NO_TEMPERATURE.clear()
+        _NO_SCHEMA.clear()
+
+
+def _error_text(body: bytes) -> str:
+    text = body.decode("utf-8", "replace")
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError:
+        return text.strip()[:300] or "(empty body)"
+    err = data.get("error", data) if isinstance(data, dict) else data
+    if isinstance(err, dict):
+        return str(err.get("message") or err.get("type") or err)[:300]
+    return str(err)[:300]
+
+
+def _post(url: str, headers: dict[str, str], body: dict[str, Any],
+          policy: RetryPolicy) -> dict[str, Any]:
+    data = json.dumps(body).encode()
+    last = "no attempt made"
+    for attempt in range(policy.attempts):
+        request = urllib.request.Request(url, data=data, headers=headers, method="POST")
+        delay = min(policy.max_delay, policy.base_delay * 2 ** attempt)
+        try:
+            with urllib.request.urlopen(request, timeout=policy.timeout) as resp:
+                raw = resp.read()
+            try:
+                parsed = json.loads(raw)
+            except json.JSONDecodeError:
+                raise LLMError("provider returned a non-JSON body") from None
+            if not isinstance(parsed, dict):
+                raise LLMError("provider returned a non-object body")
+            return parsed
+        except urllib.error.HTTPError as exc:
+            message = _error_text(exc.read())
+            last = f"HTTP {exc.code}: {message}"
+            if exc.code not in RETRY_STATUSES:
+                raise LLMError(last, exc.code) from None
+            retry_after = exc.headers.get("Retry-After") if exc.headers else None
+            if retry_after:
+                try:
+                    delay = min(policy.max_delay, float(retry_after))
+                except ValueError:
+                    pass
+        except (urllib.error.URLError, TimeoutError, ConnectionError) as exc:
+            last = f"connection failed: {getattr(exc, 'reason', exc)}"
+        if attempt + 1 < policy.attempts:
+            time.sleep(delay)
+    raise LLMError(f"gave up after {policy.attempts} attempts; last: {last}")
+
+
+def _openai_body(ref: ModelRef, system: str, user: str, schema: dict[str, Any] | None,
+                 temperature: float | None, max_tokens: int) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "model": ref.model, "max_tokens": max_tokens,
+        "messages": [{"role": "system", "content": system}, {"role": "user", "content": user}],
+    }
+    if temperature is not None:
+        body["temperature"] = temperature
+    if schema is not None:
+        body["response_format"] = {"type": "json_schema", "json_schema": {
+            "name": "verdict", "strict": True, "schema": schema}}
+    return body
+
+
+def _anthropic_body(ref: ModelRef, system: str, user: str, schema: dict[str, Any] | None,
+                    temperature: float | None, max_tokens: int) -> dict[str, Any]:
+    body: dict[str, Any] = {"model": ref.model, "max_tokens": max_tokens, "system": system,
+                            "messages": [{"role": "user", "content": user}]}
+    if temperature is not None:
+        body["temperature"] = temperature
+    if schema is not None:
+        body["tools"] = [{"name": VERDICT_TOOL, "description": "Record the verdict.",
+                          "input_schema": schema}]
+        body["tool_choice"] = {"type": "tool", "name": VERDICT_TOOL}
+    return body
+
+
+def _parse_openai(data: dict[str, Any]) -> tuple[str | None, dict[str, Any] | None, str | None,
+                                                  str | None]:
+    choices = data.get("choices") or []
+    if not choices or not isinstance(choices[0], dict):
+        raise LLMError("response has no choices")
+    message = choices[0].get("message") or {}
+    return message.get("content"), None, message.get("refusal"), choices[0].get("finish_reason")
+
+
+def _parse_anthropic(data: dict[str, Any]) -> tuple[str | None, dict[str, Any] | None,
+                                                     str | None, str | None]:
+    texts, structured = [], None
+    for block in data.get("content") or []:
+        if block.get("type") == "text":
+            texts.append(str(block.get("text", "")))
+        elif block.get("type") == "tool_use" and block.get("name") == VERDICT_TOOL:
+            structured = block.get("input")
+    stop = data.get("stop_reason")
+    refusal = ("\n".join(texts) or "refused") if stop == "refusal" else None
+    return ("\n".join(texts) if texts else None), structured, refusal, stop
+
+
+def _usage(data: dict[str, Any]) -> tuple[int | None, int | None, float | None]:
+    usage = data.get("usage") or {}
+    tin = usage.get("prompt_tokens", usage.get("input_tokens"))
+    tout = usage.get("completion_tokens", usage.get("output_tokens"))
+    cost = usage.get("cost")  # some gateways (OpenRouter, LiteLLM) report it
+    return tin, tout, (float(cost) if isinstance(cost, (int, float)) else None)
+
+
+def _mentions(err: LLMError, *words: str) -> bool:
+    return err.status == 400 and any(w in str(err).lower() for w in words)
+
+
+def complete(ref: ModelRef, system: str, user: str, *, schema: dict[str, Any] | None = None,
+             temperature: float | None = 0.0, max_tokens: int = 1024,
+             policy: RetryPolicy | None = None) -> Completion:
+    """One judge call; raise LLMError when it cannot be completed."""
+    policy = policy or RetryPolicy()
+    url, key = endpoint(ref)
+    headers = {"content-type": "application/json"}
+    if ref.provider == "anthropic":
+        headers["anthropic-version"] = ANTHROPIC_VERSION
+        if key:
+            headers["x-api-key"] = key
+    elif key:
+        headers["authorization"] = f"Bearer {key}"
+    warnings: list[str] = []
+    with _LOCK:
+        if ref.name in _NO_TEMPERATURE:
+            temperature = None
+        if ref.name in _NO_SCHEMA:
+            schema_sent = None
+        else:
+            schema_sent = schema
+    build = _anthropic_body if ref.provider == "anthropic" else _openai_body
+    for _ in range(3):  # at most: as asked, without temperature, without response_format
+        body = build(ref, system, user, schema_sent, temperature, max_tokens)
+        try:
+            data = _post(url, headers, body, policy)
+            break
+        except LLMError as exc:
+            if temperature is not None and _mentions(exc, "temperature"):
+                with _LOCK:
+                    _NO_TEMPERATURE.add(ref.name)
+                warnings.append(f"{ref.name} rejected temperature={temperature:g}; "
+                                f"judging at the provider default ({exc})")
+                _LOG.warning(warnings[-1])
+                temperature = None
+                continue
+            if schema_sent is not None and ref.provider == "openai" and _mentions(
+                    exc, "response_format", "json_schema"):
+                with _LOCK:
+                    _NO_SCHEMA.add(ref.name)
+                warnings.append(f"{ref.name} has no structured output; relying on the prompt")
+                _LOG.warning(warnings[-1])
+                schema_sent = None
+                continue
+            raise
+    else:  # pragma: no cover - the loop always breaks or raises
+        raise LLMError("request could not be built")
+    parse = _parse_anthropic if ref.provider == "anthropic" else _parse_openai
+    text, structured, refusal, finish = parse(data)
+    tin, tout, cost = _usage(data)
+    return Completion(text, structured, refusal, finish, tin, tout, cost, temperature, warnings)

@@ -1,0 +1,135 @@
+"""LLM judges: ``prompt`` / ``prompt_file`` and the built-in ``reference_correctness``.
+
+One call per sample index: look the verdict up in the cache; otherwise fence the untrusted
+outputs with a fresh delimiter, ask for structured output at temperature 0 (see
+:mod:`.http` for the fallbacks), validate the reply (:mod:`.verdict`) and cache it. Every
+failure raises :class:`JudgeFailure`, so the sample is errored, never passed. The verdict
+records the judge model, the temperature actually used, tokens and cost.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+from eval_harness.judges.cache import VerdictCache, cache_key
+from eval_harness.judges.llm import verdict
+from eval_harness.judges.llm.http import LLMError, RetryPolicy, complete
+from eval_harness.judges.llm.prompting import (
+    KEY_TOKEN, Fence, as_text, new_fence, render, reply_format, system_prompt,
+)
+from eval_harness.judges.llm.providers import ModelRef
+from eval_harness.judges.values import JudgeFailure, Outcome
+
+REFERENCE_TEMPLATE = """\
+Task given to the system under evaluation (from the dataset):
+{{ input }}
+
+Reference answer (trusted, written by the dataset author):
+{{ reference }}
+
+Answer to evaluate:
+{{ outputs.output }}
+
+Judge CORRECTNESS against the reference: the answer is correct when it answers the task and
+contradicts nothing in the reference (no wrong facts, numbers, names or conclusions).
+Do NOT penalise the answer for omitting details the reference mentions, and do not reward
+length or style: judge contradiction, not coverage. {scale}"""
+
+SCALE_BOOL = "Give verdict true when the answer is correct, false when it contradicts the reference."
+SCALE_NUM = ("Score {hi:g} when nothing contradicts the reference, {lo:g} when the answer's main "
+             "claim contradicts it, and in between for minor contradictions.")
+
+
+@dataclass(frozen=True)
+class LLMSettings:
+    """Call settings of one LLM judge."""
+
+    model: ModelRef
+    temperature: float | None = 0.0
+    max_tokens: int = 1024
+    cost_per_mtok: tuple[float, float] | None = None  # USD per million (input, output) tokens
+    policy: RetryPolicy = RetryPolicy()
+    fence: bool = True  # False only to demonstrate injection in tests
+
+
+def reference_template(rng: tuple[float, float] | None) -> str:
+    """The reference_correctness prompt for a boolean or numeric scale."""
+    scale = SCALE_NUM.format(lo=rng[0], hi=rng[1]) if rng else SCALE_BOOL
+    return REFERENCE_TEMPLATE.replace("{scale}", scale)
+
+
+class LLMJudge:
+    """A prompt judge on one model."""
+
+    def __init__(self, name: str, template: str, settings: LLMSettings,
+                 rng: tuple[float, float] | None, cache: VerdictCache,
+                 reference: Any = None) -> None:
+        self.name = name
+        self.template = template
+        self.settings = settings
+        self.rng = rng
+        self.kind = "numeric" if rng is not None else "boolean"
+        self.cache = cache
+        self.reference = reference  # a template for reference_correctness, else None
+
+    def _context(self, ctx: dict[str, Any]) -> dict[str, Any]:
+        if self.reference is None:
+            return ctx
+        from eval_harness.config.templates import render_value
+        from eval_harness.judges.expected import reference_answer
+
+        ref = (render_value(self.reference, ctx, where=self.name) if self.reference is not True
+               else reference_answer(ctx["expected"]))
+        if ref is None:
+            raise JudgeFailure("reference_correctness needs `expected.answer` (or a string "
+                               "expected, or reference: '{{ expected.x }}')")
+        return {**ctx, "reference": as_text(ref)}
+
+    def _prompt(self, ctx: dict[str, Any], fence: Fence | None) -> str:
+        text, used = render(self.template, ctx, fence)
+        if not used:  # the template never showed the answer: append it, fenced
+            answer = as_text(ctx["outputs"].get("output") or "")
+            text += "\n\nAnswer to evaluate:\n" + (fence.wrap(answer) if fence else answer)
+        return text
+
+    def evaluate(self, ctx: dict[str, Any], sample_index: int) -> Outcome:
+        """One verdict (cached by judge, prompt, answer and sample index)."""
+        ctx = self._context(ctx)
+        s = self.settings
+        fmt = reply_format(self.kind, self.rng)
+        key_fence = Fence(KEY_TOKEN) if s.fence else None
+        key = cache_key(self.name, s.model.name, self.kind, self.rng, s.fence,
+                        system_prompt(key_fence, fmt), self._prompt(ctx, key_fence),
+                        as_text(ctx["outputs"].get("output")), sample_index)
+        hit = self.cache.get(key)
+        if hit is not None:
+            return Outcome(hit["value"], hit.get("rationale"), {**hit.get("meta", {}), "cached": True})
+        untrusted = json.dumps(ctx["outputs"], default=str)
+        fence = new_fence(untrusted, self.template) if s.fence else None
+        try:
+            reply = complete(s.model, system_prompt(fence, fmt), self._prompt(ctx, fence),
+                             schema=verdict.schema(self.kind, self.rng), temperature=s.temperature,
+                             max_tokens=s.max_tokens, policy=s.policy)
+        except LLMError as exc:
+            raise JudgeFailure(f"judge call failed: {exc}") from None
+        value, reasoning = verdict.parse(reply, self.kind, self.rng)
+        meta = call_meta(s, reply.temperature, reply.input_tokens, reply.output_tokens,
+                         reply.cost_usd, reply.warnings)
+        self.cache.put(key, self.name, value, reasoning, meta)
+        return Outcome(value, reasoning, {**meta, "cached": False})
+
+
+def call_meta(s: LLMSettings, temperature: float | None, tin: int | None, tout: int | None,
+              cost: float | None, warnings: list[str]) -> dict[str, Any]:
+    """Per-verdict metadata: model, temperature used, tokens, cost (None when unknown)."""
+    if cost is None and s.cost_per_mtok is not None and tin is not None and tout is not None:
+        cost = (tin * s.cost_per_mtok[0] + tout * s.cost_per_mtok[1]) / 1e6
+    tokens = tin + tout if tin is not None and tout is not None else None
+    meta: dict[str, Any] = {"judge_model": s.model.name, "temperature": temperature,
+                            "input_tokens": tin, "output_tokens": tout, "tokens": tokens,
+                            "cost_usd": cost}
+    if warnings:
+        meta["warnings"] = list(warnings)
+    return meta

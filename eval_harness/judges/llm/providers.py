@@ -1,0 +1,50 @@
+"""Judge model names and endpoints.
+
+``provider:model`` names the back end (``openai:gpt-4.1-nano``, ``anthropic:claude-haiku-4-5``);
+a bare name is inferred: ``claude-*`` -> anthropic, anything else -> openai. Endpoints and
+keys come from the environment at call time: ``OPENAI_BASE_URL`` (default
+``https://api.openai.com/v1``; any OpenAI-compatible server: vLLM, Ollama, a local stub) /
+``OPENAI_API_KEY`` and ``ANTHROPIC_BASE_URL`` (default ``https://api.anthropic.com``) /
+``ANTHROPIC_API_KEY``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+PROVIDERS = ("openai", "anthropic")
+
+
+@dataclass(frozen=True)
+class ModelRef:
+    """A judge model on one back end."""
+
+    provider: str
+    model: str
+
+    @property
+    def name(self) -> str:
+        """``provider:model``."""
+        return f"{self.provider}:{self.model}"
+
+
+def parse_model(text: str) -> ModelRef:
+    """``provider:model`` or a bare name (``claude-*`` -> anthropic, else openai)."""
+    head, sep, tail = text.partition(":")
+    if sep and head in PROVIDERS and tail:
+        return ModelRef(head, tail)
+    return ModelRef("anthropic" if text.startswith("claude") else "openai", text)
+
+
+def endpoint(ref: ModelRef, env: Mapping[str, str] | None = None) -> tuple[str, str | None]:
+    """(URL of the completion endpoint, API key or None)."""
+    environ = os.environ if env is None else env
+    if ref.provider == "anthropic":
+        base = environ.get("ANTHROPIC_BASE_URL") or "https://api.anthropic.com"
+        base = base.rstrip("/")
+        url = base + ("/messages" if base.endswith("/v1") else "/v1/messages")
+        return url, environ.get("ANTHROPIC_API_KEY")
+    base = (environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1").rstrip("/")
+    return base + "/chat/completions", environ.get("OPENAI_API_KEY")

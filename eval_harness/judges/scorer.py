@@ -1,0 +1,157 @@
+"""The Scorer the run engine calls once per completed sample (from worker threads).
+
+``build_scorer(exp)`` returns a :class:`JudgeScorer`. Judges are built lazily per condition
+from ``exp.effective[condition_id]`` (variants may change judges) under a lock; after that
+scoring shares no mutable state except the verdict cache and the learned provider quirks,
+both locked, so concurrent ``score`` calls are safe.
+
+Each judge runs ``samples`` times (sample index 0..N-1), each value is type- and
+range-checked (off-scale is an error, never clamped), and the N values are reduced by
+median / majority. Any failure makes that judge's score errored with a one-line reason.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+from pathlib import Path
+from typing import Any
+
+from eval_harness.config.judge_model import JudgeBlock
+from eval_harness.config.models import EvalConfig
+from eval_harness.judges.api import Sample, ScoreResult
+from eval_harness.judges.cache import VerdictCache
+from eval_harness.judges.code import last_line
+from eval_harness.judges.composite import combine
+from eval_harness.judges.llm.http import RetryPolicy
+from eval_harness.judges.registry import JudgeImpl, build_judge
+from eval_harness.judges.values import (
+    JudgeFailure, Outcome, classify, normalize, reduce_samples, score_range,
+)
+from eval_harness.store.records import JudgeScore
+
+_LOG = logging.getLogger("eval_harness.judges")
+CACHE_FILE = "judge_cache.jsonl"
+_SUM_META = ("input_tokens", "output_tokens", "tokens", "cost_usd")
+
+Bound = tuple[JudgeBlock, JudgeImpl, float, bool]  # block, impl, weight, gate
+
+
+def sample_context(sample: Sample) -> dict[str, Any]:
+    """What judges and judge templates see."""
+    ann = sample.annotations or {}
+    tags = {k: v for k, v in ann.items() if isinstance(v, (str, int, float, bool)) and k != "tags"}
+    if isinstance(ann.get("tags"), dict):
+        tags.update(ann["tags"])
+    return {"outputs": dict(sample.outputs), "input": sample.input, "arguments": sample.input,
+            "expected": sample.expected, "annotations": ann, "tags": tags,
+            "case_id": sample.case_id, "levels": sample.levels}
+
+
+def _merge_meta(outcomes: list[Outcome]) -> dict[str, Any]:
+    if not outcomes or not outcomes[0].meta:
+        return {}
+    meta = dict(outcomes[0].meta)
+    for key in _SUM_META:
+        values = [o.meta.get(key) for o in outcomes]
+        meta[key] = None if any(v is None for v in values) else sum(values)  # type: ignore[misc]
+    meta["cached"] = all(o.meta.get("cached") for o in outcomes)
+    warnings = sorted({w for o in outcomes for w in o.meta.get("warnings", [])})
+    if warnings:
+        meta["warnings"] = warnings
+    if len(outcomes) > 1:
+        meta["sample_values"] = [o.value for o in outcomes]
+    return meta
+
+
+def run_judge(block: JudgeBlock, impl: JudgeImpl, ctx: dict[str, Any], weight: float,
+              gate: bool) -> JudgeScore:
+    """All samples of one judge -> one JudgeScore (errored on any failure)."""
+    rng = score_range(block.score_range)
+    base = {"weight": weight, "gate": gate}
+    outcomes: list[Outcome] = []
+    try:
+        checked = []
+        for index in range(block.samples):
+            outcome = impl.evaluate(ctx, index)
+            outcomes.append(outcome)
+            checked.append(classify(outcome.value, rng))
+        kind, value = reduce_samples(checked)
+        if gate and kind != "boolean":
+            raise JudgeFailure("gate: true needs a boolean judge")
+    except JudgeFailure as exc:
+        return JudgeScore(errored=True, error=str(exc), **base, **_merge_meta(outcomes))
+    except Exception as exc:  # a judge bug must not kill the worker: errored, never a pass
+        return JudgeScore(errored=True, error=last_line(exc), **base, **_merge_meta(outcomes))
+    rationale = next((o.rationale for o, c in zip(outcomes, checked) if c[1] == value),
+                     outcomes[0].rationale)
+    return JudgeScore(value=value, kind=kind, normalized=normalize(kind, value, rng),  # type: ignore[arg-type]
+                      score_range=list(rng) if kind == "numeric" else None,
+                      rationale=rationale, **base, **_merge_meta(outcomes))
+
+
+class JudgeScorer:
+    """Thread-safe scorer over an experiment's per-condition judges."""
+
+    def __init__(self, exp: Any, cache: VerdictCache, policy: RetryPolicy | None = None,
+                 *, fence: bool = True) -> None:
+        self.exp = exp
+        self.cache = cache
+        self.policy = policy or RetryPolicy()
+        self.fence = fence
+        self._lock = threading.Lock()
+        self._bound: dict[str, tuple[list[Bound], list[str]]] = {}
+
+    def _config(self, condition_id: str) -> EvalConfig:
+        effective = getattr(self.exp, "effective", {}) or {}
+        return effective.get(condition_id) or self.exp.loaded.config
+
+    def bind(self, condition_id: str) -> tuple[list[Bound], list[str]]:
+        """(judges with weight and gate, names entering the composite) for a condition."""
+        with self._lock:
+            if condition_id not in self._bound:
+                cfg = self._config(condition_id)
+                comp = cfg.composite
+                bound: list[Bound] = []
+                for i, block in enumerate(cfg.judges):
+                    if block.pairwise is not None:
+                        continue
+                    impl = build_judge(block, cfg, self.exp.loaded.base_dir, self.cache,
+                                       self.policy, where=f"judges[{i}]({block.name})",
+                                       fence=self.fence)
+                    weight = comp.weights.get(block.name, block.weight) if comp else block.weight
+                    gate = block.gate or bool(comp and block.name in comp.gates)
+                    bound.append((block, impl, weight, gate))
+                names = [b[0].name for b in bound]
+                entering = [n for n in names if comp is None or comp.judges is None
+                            or n in comp.judges]
+                self._bound[condition_id] = (bound, entering)
+            return self._bound[condition_id]
+
+    def score(self, sample: Sample) -> ScoreResult:
+        """Every non-pairwise judge on one sample, and the composite."""
+        bound, entering = self.bind(sample.condition_id)
+        ctx = sample_context(sample)
+        scores = {block.name: run_judge(block, impl, ctx, weight, gate)
+                  for block, impl, weight, gate in bound}
+        composite, errored = combine(scores, entering)
+        return ScoreResult(scores=scores, composite=composite, composite_errored=errored)
+
+
+def cache_path(runs_dir: str | Path, eval_name: str) -> Path:
+    """``<runs-dir>/<eval>/judge_cache.jsonl``."""
+    return Path(runs_dir) / eval_name / CACHE_FILE
+
+
+def build_scorer(exp: Any, *, runs_dir: str | Path | None = None,
+                 policy: RetryPolicy | None = None) -> JudgeScorer:
+    """The scorer for ``exp``; with ``runs_dir`` the verdict cache persists under the eval."""
+    from eval_harness.matrix.checks import self_judging
+
+    for model in self_judging(exp.loaded.config, exp.matrix):
+        _LOG.warning("judge model `%s` is also a model under test (self-preference bias)", model)
+    path = cache_path(runs_dir, exp.name) if runs_dir is not None else None
+    scorer = JudgeScorer(exp, VerdictCache(path), policy)
+    for cond in exp.conditions:  # build (and so validate) every condition's judges up front
+        scorer.bind(cond.condition_id)
+    return scorer

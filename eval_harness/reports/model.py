@@ -1,0 +1,231 @@
+"""The report model: one JSON-ready dict every renderer reads (and ``report.json`` stores).
+
+``build_report`` gathers the analysis outputs (``anova.json``, ``comparisons.json``, the
+leaderboard, threshold and pairwise results) and what only the tidy frame knows (pass
+rates, flaky cases, latency, cost, the case × condition grid) into one document whose
+fields are documented in docs/reports.md. Optional inputs that are missing become
+``None`` (rendered "not available"); nothing here recomputes an ANOVA.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import pandas as pd
+
+from eval_harness.reports import summaries as sm
+
+SCHEMA_VERSION = 1
+KIND = "eval_harness.report"
+
+
+def _terms(anova: Mapping[str, Any]) -> list[dict[str, Any]]:
+    rows = []
+    for name, t in (anova.get("terms") or {}).items():
+        if not isinstance(t, Mapping):
+            continue
+        rows.append(
+            {
+                "term": name,
+                "F": t.get("F"),
+                "df_num": t.get("df_num"),
+                "df_den": t.get("df_den"),
+                "gg_epsilon": t.get("gg_epsilon"),
+                "p_uncorrected": t.get("p_uncorrected"),
+                "p_raw": t.get("p_raw"),
+                "p_adjusted": t.get("p_adjusted"),
+                "partial_eta_sq": t.get("partial_eta_sq"),
+                "significant": t.get("significant"),
+            }
+        )
+    return rows
+
+
+def _contrasts(anova: Mapping[str, Any]) -> list[dict[str, Any]]:
+    out = []
+    for factor, block in (anova.get("contrasts") or {}).items():
+        if not isinstance(block, Mapping):
+            continue
+        for pair in block.get("pairs") or []:
+            out.append(
+                {
+                    "factor": factor,
+                    "correction": block.get("correction"),
+                    **{k: pair.get(k) for k in ("a", "b", "estimate", "se", "df", "ci",
+                                                 "p_raw", "p_adjusted", "significant")},
+                }
+            )
+    return out
+
+
+def _per_judge(anova: Mapping[str, Any]) -> dict[str, Any] | None:
+    block = anova.get("per_judge")
+    if not isinstance(block, Mapping):
+        return None
+    rows = []
+    for judge, jb in (block.get("judges") or {}).items():
+        for term, t in ((jb or {}).get("terms") or {}).items():
+            if isinstance(t, Mapping):
+                rows.append(
+                    {
+                        "judge": judge,
+                        "term": term,
+                        "F": t.get("F"),
+                        "p_raw": t.get("p_raw"),
+                        "p_adjusted": t.get("p_adjusted"),
+                        "partial_eta_sq": t.get("partial_eta_sq"),
+                        "significant": t.get("significant"),
+                    }
+                )
+    return {
+        "correction": block.get("correction"),
+        "family_size": block.get("family_size"),
+        "tests": rows,
+        "hits": [r for r in rows if r["significant"] is True],
+        "excluded": list(block.get("excluded") or []),
+    }
+
+
+def _vs_reference(comparisons: Mapping[str, Any] | None) -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
+    for rec in (comparisons or {}).get("comparisons") or []:
+        if rec.get("kind") != "reference":
+            continue
+        comp = rec.get("composite") or {}
+        overall = rec.get("overall") or {}
+        out[str((rec.get("candidate") or {}).get("condition_id"))] = {
+            "diff": comp.get("estimate"),
+            "ci": comp.get("ci"),
+            "p": comp.get("p"),
+            "pass_rate_change": overall.get("statistic"),
+            "pass_rate_p": overall.get("p"),
+            "verdict": rec.get("verdict"),
+        }
+    return out
+
+
+def _comparison_summaries(comparisons: Mapping[str, Any] | None) -> list[dict[str, Any]] | None:
+    if not comparisons:
+        return None
+    out = []
+    for rec in comparisons.get("comparisons") or []:
+        overall = rec.get("overall") or {}
+        out.append(
+            {
+                "kind": rec.get("kind"),
+                "reference": (rec.get("reference") or {}).get("label"),
+                "candidate": (rec.get("candidate") or {}).get("label"),
+                "candidate_id": (rec.get("candidate") or {}).get("condition_id"),
+                "verdict": rec.get("verdict"),
+                "n_cases_compared": rec.get("n_cases_compared"),
+                "pass_rate_change": overall.get("statistic"),
+                "pass_rate_ci": overall.get("bootstrap_ci"),
+                "p": overall.get("p"),
+                "test": overall.get("method"),
+                "composite_diff": (rec.get("composite") or {}).get("estimate"),
+                "composite_ci": (rec.get("composite") or {}).get("ci"),
+                **{k: list(rec.get(k) or []) for k in ("regressed", "improved", "modified",
+                                                       "new", "removed", "errored")},
+            }
+        )
+    return out
+
+
+def _leaderboard(board: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    if not board:
+        return None
+    rows = []
+    for r in board.get("conditions") or []:
+        comp = r.get("composite") or {}
+        vs = r.get("vs_leader") or {}
+        rows.append(
+            {
+                "rank": r.get("rank"),
+                "condition_id": r.get("condition_id"),
+                "label": r.get("label"),
+                "mean": comp.get("mean"),
+                "ci": comp.get("ci"),
+                "pass_rate": r.get("pass_rate"),
+                "cost_usd": r.get("cost_usd"),
+                "latency_s": r.get("latency_s"),
+                "vs_leader": vs.get("estimate"),
+                "vs_leader_ci": vs.get("ci"),
+                "vs_leader_p_adjusted": vs.get("p_adjusted"),
+                "indistinguishable_from_best": r.get("indistinguishable_from_best"),
+            }
+        )
+    return {
+        "n_cases": board.get("n_cases"),
+        "correction": board.get("correction"),
+        "rows": rows,
+        "saturation": board.get("saturation"),
+        "strata": board.get("strata"),
+        "excluded_cases": list(board.get("excluded_cases") or []),
+    }
+
+
+def _pareto(conditions: list[dict[str, Any]]) -> dict[str, Any]:
+    """Cost (or, without costs, p95 latency) against mean composite."""
+    for axis, key in (("cost_mean_usd", "cost_mean_usd"), ("latency_p95_s", "latency_p95_s")):
+        pts = [(c["condition_id"], c[key], c["mean"]) for c in conditions
+               if c.get(key) is not None and c.get("mean") is not None]
+        if pts and len(pts) == len([c for c in conditions if c.get("mean") is not None]):
+            return {"x": axis, "frontier": sm.pareto_front(pts)}
+    return {"x": None, "frontier": []}
+
+
+def build_report(
+    *,
+    anova: Mapping[str, Any],
+    frame: pd.DataFrame,
+    comparisons: Mapping[str, Any] | None = None,
+    leaderboard: Mapping[str, Any] | None = None,
+    thresholds: list[dict[str, Any]] | None = None,
+    pairwise: Mapping[str, Any] | None = None,
+    generated_at: str | None = None,
+) -> dict[str, Any]:
+    """The report document (schema_version 1, see docs/reports.md)."""
+    samples, cases = sm.verdict_tables(frame)
+    conditions = sm.condition_rows(frame, samples, cases)
+    vs = _vs_reference(comparisons)
+    ref = (comparisons or {}).get("reference") or None
+    for c in conditions:
+        is_ref = bool(ref) and c["condition_id"] == ref.get("condition_id")
+        c["is_reference"] = is_ref
+        c["vs_reference"] = vs.get(c["condition_id"])
+    factors = sm.factors_of(frame)
+    evals = sorted(frame["eval"].astype(str).unique()) if "eval" in frame.columns else []
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "kind": KIND,
+        "generated_at": generated_at,
+        "eval": ", ".join(evals) or None,
+        "response": anova.get("response", "composite"),
+        "method": anova.get("method"),
+        "correction": anova.get("correction"),
+        "alpha": anova.get("alpha", 0.05),
+        "family_size": anova.get("family_size"),
+        "design": anova.get("design") or {"factors": frame.attrs.get("levels", {})},
+        "factors": factors,
+        "reference": ref,
+        "conditions": conditions,
+        "anova": {
+            "available": bool(anova.get("terms")) or bool(anova.get("excluded_terms")),
+            "terms": _terms(anova),
+            "excluded_terms": list(anova.get("excluded_terms") or []),
+            "excluded_cases": list(anova.get("excluded_cases") or []),
+        },
+        "contrasts": _contrasts(anova),
+        "per_judge": _per_judge(anova),
+        "variance_components": anova.get("variance_components"),
+        "power": anova.get("power"),
+        "pareto": _pareto(conditions),
+        "main_effects": {f: sm.marginal_means(cases, frame, [f]) for f in factors},
+        "comparisons": _comparison_summaries(comparisons),
+        "leaderboard": _leaderboard(leaderboard),
+        "thresholds": None if thresholds is None else list(thresholds),
+        "pairwise": None if pairwise is None else dict(pairwise),
+        "case_grid": sm.case_grid(cases, [c["condition_id"] for c in conditions]),
+        "issues": list(frame.attrs.get("issues") or []),
+    }

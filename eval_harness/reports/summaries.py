@@ -1,0 +1,205 @@
+"""Per-condition summaries, the case × condition grid and marginal means, from the tidy frame.
+
+Conventions (one per number shown):
+
+- mean composite: per case, the mean over usable attempts; then the mean over cases with
+  a t interval, x̄ ± t_{n−1, 0.975} · s/√n, clipped to [0, 1] (cases are the sampling unit;
+  Miller 2024, "Adding Error Bars to Evals").
+- pass rate: passes / usable attempts with a Wilson 95% interval (Wilson 1927).
+- passed / flaky / failed / errored cases: verdicts of ``analysis.compare.verdicts``.
+- p95 latency: linear-interpolated 95th percentile over attempts (numpy default).
+- cost: mean per attempt and total over attempts; unknown costs are skipped, never zero.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from eval_harness.analysis.compare.build import condition_table
+from eval_harness.analysis.compare.compare import num
+from eval_harness.analysis.compare.paired import paired_t
+from eval_harness.analysis.compare.verdicts import VerdictRule, case_verdicts, sample_table
+from eval_harness.analysis.compare.wilson import wilson_interval
+
+
+def factors_of(frame: pd.DataFrame) -> list[str]:
+    """Factor names in matrix writing order (only those present as columns)."""
+    return [f for f in frame.attrs.get("factors", []) if f in frame.columns]
+
+
+def _plain(x: Any) -> Any:
+    return x.item() if hasattr(x, "item") else x
+
+
+def mean_ci(values: np.ndarray) -> tuple[Any, list[Any]]:
+    """Mean with a t 95% CI clipped to [0, 1] (None where undefined)."""
+    vals = values[np.isfinite(values)]
+    if len(vals) == 0:
+        return None, [None, None]
+    t = paired_t(vals)
+    lo, hi = (min(max(x, 0.0), 1.0) if math.isfinite(x) else math.nan for x in t.ci)
+    return num(t.estimate), [num(lo), num(hi)]
+
+
+def verdict_tables(
+    frame: pd.DataFrame, rule: VerdictRule | None = None
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(samples, case verdicts) of ``analysis.compare.verdicts``."""
+    samples = sample_table(frame, rule or VerdictRule())
+    return samples, case_verdicts(samples)
+
+
+def condition_rows(
+    frame: pd.DataFrame, samples: pd.DataFrame, cases: pd.DataFrame
+) -> list[dict[str, Any]]:
+    """One JSON-ready summary per condition, in matrix order (see module docstring)."""
+    factors = factors_of(frame)
+    rows: list[dict[str, Any]] = []
+    for _, cond in condition_table(frame).iterrows():
+        cid = str(cond["condition_id"])
+        levels = {f: _plain(cond[f]) for f in factors}
+        s = samples[samples["condition_id"] == cid]
+        c = cases[cases["condition_id"] == cid]
+        usable = s[~s["errored"]]
+        mean, ci = mean_ci(c["composite_mean"].to_numpy(dtype=float))
+        k, n = int(usable["passed"].sum()), len(usable)
+        lo, hi = wilson_interval(k, n)
+        lat = s["latency_s"].to_numpy(dtype=float)
+        lat = lat[np.isfinite(lat)]
+        cost = s["cost_usd"].to_numpy(dtype=float)
+        cost = cost[np.isfinite(cost)]
+        verdicts = c["verdict"].value_counts()
+        rows.append(
+            {
+                "condition_id": cid,
+                "levels": levels,
+                "label": ", ".join(f"{f}={v}" for f, v in levels.items()) or cid,
+                "n_cases": len(c),
+                "n_attempts": len(s),
+                "n_errored_attempts": int(s["errored"].sum()),
+                "mean": mean,
+                "ci": ci,
+                "pass_rate": num(k / n) if n else None,
+                "pass_ci": [num(lo), num(hi)],
+                "passes": k,
+                "cases_passed": int(verdicts.get("passed", 0)),
+                "cases_flaky": int(verdicts.get("flaky", 0)),
+                "cases_failed": int(verdicts.get("failed", 0)),
+                "cases_errored": int(verdicts.get("errored", 0)),
+                "latency_p95_s": num(float(np.percentile(lat, 95))) if len(lat) else None,
+                "latency_mean_s": num(float(lat.mean())) if len(lat) else None,
+                "cost_mean_usd": num(float(cost.mean())) if len(cost) else None,
+                "cost_total_usd": num(float(cost.sum())) if len(cost) else None,
+                "cost_known_attempts": len(cost),
+            }
+        )
+    return rows
+
+
+def case_grid(cases: pd.DataFrame, condition_ids: list[str]) -> dict[str, Any]:
+    """Case × condition cells: passes/usable attempts, verdict, mean composite.
+
+    A case *differs* when its verdicts are not all the same across conditions (an errored
+    cell counts as its own verdict). Cases are sorted with differing ones first, then by
+    mean composite (hardest first), then id.
+    """
+    rows: list[dict[str, Any]] = []
+    for case_id, sub in cases.groupby("case_id", sort=True):
+        cells: dict[str, Any] = {}
+        for _, r in sub.iterrows():
+            cells[str(r["condition_id"])] = {
+                "passes": int(r["n_pass"]),
+                "attempts": int(r["n_usable"]),
+                "errored_attempts": int(r["n_errored"]),
+                "verdict": str(r["verdict"]),
+                "composite": num(r["composite_mean"]),
+            }
+        verdicts = {cells[c]["verdict"] if c in cells else "missing" for c in condition_ids}
+        comps = [v["composite"] for v in cells.values() if v["composite"] is not None]
+        rows.append(
+            {
+                "case_id": str(case_id),
+                "differs": len(verdicts) > 1,
+                "mean_composite": num(float(np.mean(comps))) if comps else None,
+                "cells": cells,
+            }
+        )
+    rows.sort(
+        key=lambda r: (
+            not r["differs"],
+            r["mean_composite"] if r["mean_composite"] is not None else math.inf,
+            r["case_id"],
+        )
+    )
+    return {
+        "condition_ids": condition_ids,
+        "n_cases": len(rows),
+        "n_differing": sum(r["differs"] for r in rows),
+        "cases": rows,
+    }
+
+
+def cell_text(cell: dict[str, Any] | None) -> str:
+    """``2/3 ~`` (passes/usable attempts, ``~`` flaky), ``E`` errored, blank when missing."""
+    if not cell:
+        return ""
+    if cell["verdict"] == "errored":
+        return "E"
+    text = f"{cell['passes']}/{cell['attempts']}"
+    if cell["verdict"] == "flaky":
+        text += " ~"
+    if cell.get("errored_attempts"):
+        text += " !"
+    return text
+
+
+def marginal_means(
+    cases: pd.DataFrame, frame: pd.DataFrame, by: list[str]
+) -> list[dict[str, Any]]:
+    """Mean composite per combination of the ``by`` factors, with a t 95% CI over cases.
+
+    Per case the composite is first averaged over the other factors' conditions (the
+    marginal mean of a balanced design), so the interval reflects case-to-case spread.
+    """
+    factors = factors_of(frame)
+    conds = condition_table(frame)[["condition_id", *factors]]
+    merged = cases.merge(conds, on="condition_id", how="left")
+    merged = merged[merged["verdict"] != "errored"]
+    order = frame.attrs.get("levels", {})
+    out: list[dict[str, Any]] = []
+    if merged.empty:
+        return out
+    per_case = merged.groupby([*by, "case_id"], sort=False)["composite_mean"].mean()
+    for key, sub in per_case.groupby(level=list(range(len(by))), sort=False):
+        key_t = key if isinstance(key, tuple) else (key,)
+        mean, ci = mean_ci(sub.to_numpy(dtype=float))
+        out.append({"levels": dict(zip(by, map(_plain, key_t), strict=True)), "mean": mean,
+                    "ci": ci})
+
+    def rank(row: dict[str, Any]) -> tuple[int, ...]:
+        ranks = []
+        for f in by:
+            lv = [str(x) for x in order.get(f, [])]
+            v = str(row["levels"][f])
+            ranks.append(lv.index(v) if v in lv else len(lv))
+        return tuple(ranks)
+
+    out.sort(key=rank)
+    return out
+
+
+def pareto_front(points: list[tuple[str, float, float]]) -> list[str]:
+    """Ids on the cost–quality Pareto frontier: no other point is at most as costly and at
+    least as good with one strict inequality. ``points`` = (id, cost, quality)."""
+    front = []
+    for pid, c, q in points:
+        dominated = any(
+            (c2 <= c and q2 >= q) and (c2 < c or q2 > q) for _, c2, q2 in points
+        )
+        if not dominated:
+            front.append(pid)
+    return front

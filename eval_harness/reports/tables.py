@@ -1,0 +1,270 @@
+"""Report tables as plain strings: one definition shared by the console, Markdown and HTML.
+
+Each function turns a part of the report model (``model.build_report``) into a
+:class:`TextTable` of unescaped cell strings; each renderer escapes for its own medium.
+A missing optional block gives a table with no rows and an ``empty`` message.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from eval_harness.reports import fmt
+from eval_harness.reports.summaries import cell_text
+
+
+@dataclass
+class TextTable:
+    """A titled table; ``align`` holds "l" or "r" per column."""
+
+    key: str
+    title: str
+    columns: list[str]
+    rows: list[list[str]] = field(default_factory=list)
+    align: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+    empty: str = fmt.NOT_AVAILABLE
+
+    def __post_init__(self) -> None:
+        if not self.align:
+            self.align = ["l"] * len(self.columns)
+
+
+def _short(cid: Any) -> str:
+    return str(cid)[:8]
+
+
+def matrix_table(report: Mapping[str, Any]) -> TextTable:
+    """Condition, levels, mean composite (95% CI), pass rate (Wilson), cases, p95 latency,
+    cost, and against the reference: Δ composite (95% CI), p, verdict."""
+    factors = list(report.get("factors") or [])
+    t = TextTable(
+        "matrix",
+        "Conditions",
+        ["condition", *factors, "mean [95% CI]", "pass rate [Wilson]", "passed",
+         "flaky", "p95 latency", "cost/run", "Δ vs ref [95% CI]", "p", "verdict"],
+    )
+    t.align = ["l"] * (1 + len(factors)) + ["r"] * 7 + ["l"]
+    for c in report.get("conditions") or []:
+        vs = c.get("vs_reference") or {}
+        if c.get("is_reference"):
+            delta, p, verdict = "reference", "", ""
+        elif vs:
+            delta = f"{fmt.signed(vs.get('diff'))} {fmt.ci(vs.get('ci'))}"
+            p, verdict = fmt.pval(vs.get("p")), str(vs.get("verdict") or fmt.DASH)
+        else:
+            delta, p, verdict = fmt.DASH, fmt.DASH, fmt.DASH
+        levels = c.get("levels") or {}
+        t.rows.append(
+            [
+                _short(c["condition_id"]),
+                *(str(levels.get(f, "")) for f in factors),
+                f"{fmt.f3(c.get('mean'))} {fmt.ci(c.get('ci'))}",
+                f"{fmt.pct(c.get('pass_rate'))} {fmt.ci(c.get('pass_ci'), as_pct=True)}",
+                f"{c.get('cases_passed', 0)}/{c.get('n_cases', 0)}",
+                str(c.get("cases_flaky", 0)),
+                fmt.seconds(c.get("latency_p95_s")),
+                fmt.money(c.get("cost_mean_usd")),
+                delta,
+                p,
+                verdict,
+            ]
+        )
+    errored = sum(int(c.get("n_errored_attempts") or 0) for c in report.get("conditions") or [])
+    if errored:
+        t.notes.append(f"{errored} errored attempt(s) excluded (never scored 0).")
+    if not report.get("reference"):
+        t.notes.append("comparison with a reference: not available")
+    return t
+
+
+def anova_table(report: Mapping[str, Any]) -> TextTable:
+    """Term, F, df, p raw / adjusted, partial η², significant."""
+    a = report.get("anova") or {}
+    corr = report.get("correction") or "?"
+    t = TextTable(
+        "anova",
+        f"ANOVA ({_method(report)}; correction {corr})",
+        ["term", "F", "df", "p raw", "p adjusted", "partial η²", "significant"],
+        align=["l", "r", "r", "r", "r", "r", "l"],
+    )
+    for r in a.get("terms") or []:
+        t.rows.append([r["term"], fmt.f3(r.get("F"), 2), fmt.df_text(r.get("df_num"), r.get("df_den")),
+                       fmt.pval(r.get("p_raw")), fmt.pval(r.get("p_adjusted")),
+                       fmt.f3(r.get("partial_eta_sq")), fmt.yes_no(r.get("significant"))])
+    for e in a.get("excluded_terms") or []:
+        t.notes.append(f"excluded term {e.get('term')}: {e.get('reason')}")
+    n_exc = len(a.get("excluded_cases") or [])
+    if n_exc:
+        t.notes.append(f"{n_exc} case(s) excluded from the ANOVA (incomplete); see report.json")
+    vc = report.get("variance_components")
+    if vc:
+        t.notes.append("variance components: " + "; ".join(f"{k} {v}" for k, v in fmt.scalar_items(vc)))
+    power = report.get("power")
+    if isinstance(power, Mapping) and power:
+        text = power.get("text")
+        t.notes.append("power: " + (str(text) if text else
+                                    "; ".join(f"{k} {v}" for k, v in fmt.scalar_items(power))))
+    return t
+
+
+def _method(report: Mapping[str, Any]) -> str:
+    m = report.get("method")
+    if isinstance(m, Mapping):
+        name = m.get("name", "?")
+        return f"{name}, {m['sphericity']}" if m.get("sphericity") else str(name)
+    return str(m or "?")
+
+
+def contrasts_table(report: Mapping[str, Any]) -> TextTable:
+    """Pairwise marginal-mean differences per factor (a − b), corrected within each factor."""
+    t = TextTable("contrasts", "Contrasts (a − b, corrected within each factor)",
+                  ["factor", "a", "b", "estimate [95% CI]", "p raw", "p adjusted", "significant"],
+                  align=["l", "l", "l", "r", "r", "r", "l"])
+    for r in report.get("contrasts") or []:
+        t.rows.append([str(r["factor"]), str(r.get("a")), str(r.get("b")),
+                       f"{fmt.signed(r.get('estimate'))} {fmt.ci(r.get('ci'))}",
+                       fmt.pval(r.get("p_raw")), fmt.pval(r.get("p_adjusted")),
+                       fmt.yes_no(r.get("significant"))])
+    return t
+
+
+def per_judge_table(report: Mapping[str, Any]) -> TextTable:
+    """Significant (judge, term) pairs after one BH family over all of them."""
+    pj = report.get("per_judge")
+    t = TextTable("per_judge", "Per-judge hits", ["judge", "term", "F", "p raw", "p adjusted",
+                                                  "partial η²"],
+                  align=["l", "l", "r", "r", "r", "r"])
+    if not pj:
+        return t
+    t.title = f"Per-judge hits ({pj.get('correction') or 'bh'} over {pj.get('family_size')} tests)"
+    t.empty = "no judge-level effect after correction"
+    for r in pj.get("hits") or []:
+        t.rows.append([str(r["judge"]), str(r["term"]), fmt.f3(r.get("F"), 2),
+                       fmt.pval(r.get("p_raw")), fmt.pval(r.get("p_adjusted")),
+                       fmt.f3(r.get("partial_eta_sq"))])
+    for e in pj.get("excluded") or []:
+        t.notes.append(f"judge {e.get('judge')} excluded: {e.get('reason')}")
+    return t
+
+
+def comparisons_table(report: Mapping[str, Any]) -> TextTable:
+    """Each comparison: pass-rate change (bootstrap CI, permutation p) and the case lists."""
+    t = TextTable("comparisons", "Regression comparisons",
+                  ["candidate", "vs", "verdict", "cases", "Δ pass rate [95% CI]", "p",
+                   "regressed", "improved", "other"],
+                  align=["l", "l", "l", "r", "r", "r", "l", "l", "l"])
+    for r in report.get("comparisons") or []:
+        other = [f"{k} {len(r[k])}" for k in ("modified", "new", "removed", "errored") if r.get(k)]
+        t.rows.append([fmt.one_line(r.get("candidate")), fmt.one_line(r.get("reference")),
+                       str(r.get("verdict")), str(r.get("n_cases_compared")),
+                       f"{fmt.signed(r.get('pass_rate_change'))} {fmt.ci(r.get('pass_rate_ci'))}",
+                       fmt.pval(r.get("p")), fmt.one_line(", ".join(r.get("regressed") or []) or "none"),
+                       fmt.one_line(", ".join(r.get("improved") or []) or "none"),
+                       ", ".join(other) or "none"])
+    return t
+
+
+def thresholds_table(report: Mapping[str, Any]) -> TextTable:
+    """Threshold gates per condition: target, metric, value, threshold, passed."""
+    t = TextTable("thresholds", "Thresholds", ["condition", "target", "metric", "value",
+                                               "threshold", "passed"],
+                  align=["l", "l", "l", "r", "r", "l"])
+    rows = report.get("thresholds")
+    if rows is None:
+        return t
+    t.empty = "no thresholds configured"
+    for r in rows:
+        t.rows.append([fmt.levels_label(r.get("levels"), _short(r.get("condition_id", ""))),
+                       str(r.get("target", "")), str(r.get("metric", "")),
+                       fmt.f3(r.get("value")), fmt.f3(r.get("threshold")),
+                       "PASS" if r.get("passed") else "FAIL"])
+    failed = sum(1 for r in rows if not r.get("passed"))
+    if rows:
+        t.notes.append(f"{failed} of {len(rows)} threshold check(s) failed" if failed
+                       else f"all {len(rows)} threshold check(s) passed")
+    return t
+
+
+def grid_table(report: Mapping[str, Any], *, show_all: bool = False, limit: int = 60) -> TextTable:
+    """Case × condition cells ``passes/attempts`` (``~`` flaky, ``!`` errored attempts,
+    ``E`` errored); by default only cases whose verdict differs between conditions."""
+    grid = report.get("case_grid") or {}
+    cids = list(grid.get("condition_ids") or [])
+    t = TextTable("grid", "Cases × conditions (passes/attempts; ~ flaky, E errored)",
+                  ["case", *(_short(c) for c in cids)], align=["l"] + ["r"] * len(cids))
+    rows = [r for r in grid.get("cases") or [] if show_all or r.get("differs")]
+    for r in rows[:limit]:
+        t.rows.append([str(r["case_id"]), *(cell_text(r["cells"].get(c)) for c in cids)])
+    hidden_same = int(grid.get("n_cases", 0)) - int(grid.get("n_differing", 0))
+    t.empty = "every case has the same verdict in every condition"
+    if not show_all and hidden_same:
+        t.notes.append(f"{hidden_same} case(s) with the same verdict everywhere not shown")
+    if len(rows) > limit:
+        t.notes.append(f"{len(rows) - limit} more case(s) in report.json / report.html")
+    return t
+
+
+def leaderboard_table(report: Mapping[str, Any]) -> TextTable:
+    """Rank, condition, mean (95% CI), pass rate, cost, latency, Δ to the leader, tie flag."""
+    lb = report.get("leaderboard")
+    t = TextTable("leaderboard", "Leaderboard",
+                  ["rank", "condition", "mean [95% CI]", "pass rate", "cost/run", "latency",
+                   "Δ vs leader [95% CI]", "p adj", "≈ best"],
+                  align=["r", "l", "r", "r", "r", "r", "r", "r", "l"])
+    if not lb:
+        return t
+    t.title = f"Leaderboard ({lb.get('n_cases')} cases answered by every condition)"
+    for r in lb.get("rows") or []:
+        lead = r.get("vs_leader") is None
+        t.rows.append([str(r.get("rank")), fmt.one_line(r.get("label")),
+                       f"{fmt.f3(r.get('mean'))} {fmt.ci(r.get('ci'))}", fmt.pct(r.get("pass_rate")),
+                       fmt.money(r.get("cost_usd")), fmt.seconds(r.get("latency_s")),
+                       "leader" if lead else f"{fmt.signed(r.get('vs_leader'))} {fmt.ci(r.get('vs_leader_ci'))}",
+                       "" if lead else fmt.pval(r.get("vs_leader_p_adjusted")),
+                       fmt.yes_no(r.get("indistinguishable_from_best"))])
+    t.notes.append(saturation_line(lb.get("saturation")))
+    return t
+
+
+def saturation_line(sat: Mapping[str, Any] | None) -> str:
+    """``saturation: 2 of 8 cases solved by every condition (c02, c03), 0 failed by every one``."""
+    if not sat:
+        return "saturation: not available"
+    solved, failed = list(sat.get("solved_by_all") or []), list(sat.get("failed_by_all") or [])
+
+    def names(xs: list[str]) -> str:
+        return f" ({fmt.one_line(', '.join(xs), 60)})" if xs else ""
+
+    return (f"saturation: {len(solved)} of {sat.get('n_cases')} cases solved by every condition"
+            f"{names(solved)}, {len(failed)} failed by every condition{names(failed)}"
+            " — they cannot separate conditions")
+
+
+def pairwise_table(report: Mapping[str, Any]) -> TextTable:
+    """Pairwise judge results, shown generically (one row per scalar field)."""
+    t = TextTable("pairwise", "Pairwise judges", ["field", "value"])
+    pw = report.get("pairwise")
+    if pw is None:
+        return t
+    t.empty = "no pairwise results"
+    for k, v in fmt.scalar_items(pw):
+        t.rows.append([k, fmt.one_line(v)])
+    return t
+
+
+def all_tables(report: Mapping[str, Any], *, show_all_cases: bool = False) -> list[TextTable]:
+    """Every table in display order."""
+    return [
+        matrix_table(report),
+        anova_table(report),
+        contrasts_table(report),
+        per_judge_table(report),
+        comparisons_table(report),
+        thresholds_table(report),
+        grid_table(report, show_all=show_all_cases),
+        leaderboard_table(report),
+        pairwise_table(report),
+    ]

@@ -1,0 +1,88 @@
+"""``claude-code`` runner: ``claude -p <prompt> --output-format json`` per cell.
+
+argv: ``claude -p <prompt> --output-format json --model <model>`` plus ``--effort <effort>``,
+``--max-budget-usd <runner.max_budget_usd>`` when set, and ``runner.extra_args``; the
+subagent model goes in ``CLAUDE_CODE_SUBAGENT_MODEL``. ``runner.command`` (a string or
+list) replaces the ``claude`` executable (e.g. a wrapper script). The run's workspace
+(``cases/<id>/workspace``) is the working directory. The JSON reply's ``result``,
+``total_cost_usd`` (Claude Code states the cost, so it is recorded), ``usage`` and
+``is_error`` are read; ``is_error: true`` ends the cell errored with its ``subtype``.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+
+from eval_harness.config.models import EvalConfig
+from eval_harness.runner.base import RunRequest, RunResult, register
+from eval_harness.runner.cli import classify_exit, context_env, fill_from_reply, parse_json_reply
+from eval_harness.runner.llm import user_message
+from eval_harness.runner.process import ProcessGroup
+
+
+class ClaudeCodeRunner:
+    """Headless Claude Code."""
+
+    def __init__(self, config: EvalConfig) -> None:
+        self.config = config
+        self.procs = ProcessGroup()
+        command = config.runner.command if config.runner else None
+        if isinstance(command, list):
+            self.exe = [str(c) for c in command]
+        else:
+            self.exe = shlex.split(command) if command else ["claude"]
+
+    def cancel_all(self) -> None:
+        """Stop every process in flight."""
+        self.procs.cancel_all(self.config.execution.kill_grace)
+
+    def build_argv(self, request: RunRequest) -> list[str]:
+        """The claude argv for one cell."""
+        runner = self.config.runner
+        argv = [*self.exe, "-p", user_message(self.config, request), "--output-format", "json"]
+        if request.model is not None:
+            argv += ["--model", str(request.model)]
+        if request.effort is not None:
+            argv += ["--effort", str(request.effort)]
+        budget = (runner.max_budget_usd if runner else None) or self.config.execution.max_budget_usd
+        if budget is not None:
+            argv += ["--max-budget-usd", f"{budget:g}"]
+        return argv + list(runner.extra_args if runner else [])
+
+    def run(self, request: RunRequest) -> RunResult:
+        """Run claude; parse its JSON result."""
+        from eval_harness.config.masking import mask_argv
+
+        cfg = self.config
+        workspace = request.case_dir / "workspace"
+        workspace.mkdir(exist_ok=True)
+        argv = self.build_argv(request)
+        env = {**os.environ, **cfg.execution.env, **context_env(request)}
+        if request.subagent_model is not None:
+            env["CLAUDE_CODE_SUBAGENT_MODEL"] = str(request.subagent_model)
+        outcome = self.procs.run(
+            argv, cwd=workspace, env=env, timeout=cfg.execution.timeout,
+            grace=cfg.execution.kill_grace, stdout_path=request.case_dir / "stdout.log",
+            stderr_path=request.case_dir / "stderr.log",
+            tee_prefix=f"[{request.case_id}] " if request.verbose else None,
+        )
+        result = RunResult(exit_code=outcome.exit_code, stdout=outcome.stdout,
+                           stderr=outcome.stderr, latency_s=outcome.latency_s,
+                           argv=mask_argv(argv, list(request.secrets)))
+        reply = parse_json_reply(outcome.stdout, outcome.stdout_tail)
+        classify_exit(outcome, cfg, result)
+        if reply is not None:
+            fill_from_reply(result, reply, cfg.runner.pricing if cfg.runner else None,
+                            request.model)
+            if reply.get("is_error") and result.failure == "none":
+                result.failure = "error"
+                result.reason = f"claude reported an error: {reply.get('subtype', 'unknown')}"
+        elif result.failure == "none":
+            result.failure, result.reason = "error", "malformed output: no JSON result from claude"
+        return result
+
+
+@register("claude-code")
+def _factory(config: EvalConfig) -> ClaudeCodeRunner:
+    return ClaudeCodeRunner(config)

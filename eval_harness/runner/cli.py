@@ -1,0 +1,228 @@
+"""``cli`` runner: the user's program as a subprocess, argv built from a template.
+
+The command is split with :func:`shlex.split` *before* placeholders are rendered, so a
+placeholder stays exactly one argv element whatever its value (spaces, quotes, ``;``);
+no shell is involved unless ``runner.shell: true`` (then values are shell-quoted).
+Placeholders: ``{model} {effort} {subagent_model} {workspace} {output_dir} {timeout}
+{config_dir} {input_json} {input_file} {case_id} {replication} {condition_id}`` and every
+field of the resolved case input. The rendered ``execution.prompt`` (if any) goes to stdin.
+The working directory is ``{config_dir}``; ``{workspace}`` and ``{output_dir}`` are
+per-case folders created only when the command (or ``runner.output_file``) uses them.
+
+``output_format: text`` — stdout (stripped) is the answer. ``json`` — stdout is one JSON
+object ``{output, cost_usd?, usage?: {input_tokens, output_tokens}, steps?: [{tool,
+arguments}]}``; when other lines precede it, the last line holding a JSON object is used.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import signal
+from pathlib import Path
+from typing import Any
+
+from eval_harness.config.models import EvalConfig
+from eval_harness.config.templates import render_braces, render_value
+from eval_harness.runner.base import RunRequest, RunResult, price, register, usage_tokens
+from eval_harness.runner.process import ProcessGroup, ProcessOutcome
+
+BUILTIN_PLACEHOLDERS = ("model", "effort", "subagent_model", "workspace", "output_dir",
+                        "timeout", "config_dir", "input_json", "input_file", "case_id",
+                        "replication", "condition_id")
+
+
+def command_template(config: EvalConfig) -> list[str]:
+    """The command split into argv elements (not yet rendered)."""
+    command = config.runner.command if config.runner else None
+    if isinstance(command, list):
+        return [str(c) for c in command]
+    return shlex.split(command or "")
+
+
+def context_env(request: RunRequest) -> dict[str, str]:
+    """EVAL_* variables describing the cell (handy for agents that read the environment)."""
+    env = {"EVAL_CASE_ID": request.case_id, "EVAL_CONDITION_ID": request.condition_id,
+           "EVAL_REPLICATION": str(request.replication)}
+    for key, value in (("EVAL_MODEL", request.model), ("EVAL_EFFORT", request.effort),
+                       ("EVAL_SUBAGENT_MODEL", request.subagent_model)):
+        if value is not None:
+            env[key] = str(value)
+    return env
+
+
+def parse_json_reply(text: str, tail: str = "") -> dict[str, Any] | None:
+    """The reply object: the whole stdout, else the last line that is a JSON object."""
+    stripped = text.strip()
+    if stripped.startswith("{"):
+        try:
+            value = json.loads(stripped)
+            if isinstance(value, dict):
+                return value
+        except ValueError:
+            pass
+    for line in reversed((tail or text).splitlines()):
+        line = line.strip()
+        if line.startswith("{") and line.endswith("}"):
+            try:
+                value = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(value, dict):
+                return value
+    return None
+
+
+def fill_from_reply(result: RunResult, reply: dict[str, Any], pricing: Any, model: Any) -> None:
+    """Copy output, cost, usage and steps from a reply object into ``result``."""
+    out = reply.get("output", reply.get("result", ""))
+    result.output = out if isinstance(out, str) else json.dumps(out, default=str)
+    cost = reply.get("cost_usd", reply.get("total_cost_usd"))
+    if isinstance(cost, (int, float)) and not isinstance(cost, bool):
+        result.cost_usd = float(cost)
+    result.input_tokens, result.output_tokens, result.tokens = usage_tokens(reply.get("usage"))
+    steps = reply.get("steps", reply.get("tool_calls"))
+    if isinstance(steps, list):
+        result.steps = [s if isinstance(s, dict) else {"tool": str(s)} for s in steps]
+    if result.cost_usd is None:
+        result.cost_usd = price(pricing, model, result.input_tokens, result.output_tokens)
+    result.raw = reply
+
+
+def classify_exit(outcome: ProcessOutcome, config: EvalConfig, result: RunResult) -> None:
+    """Set ``failure`` / ``reason`` from how the process ended."""
+    ex = config.execution
+    code = outcome.exit_code
+    if outcome.start_error:
+        result.failure, result.reason = "error", outcome.start_error
+    elif outcome.cancelled:
+        result.failure, result.reason = "error", "cancelled"
+    elif outcome.timed_out:
+        result.failure, result.reason = "error", f"timeout after {ex.timeout:g}s"
+    elif code is not None and code < 0:
+        try:
+            name = signal.Signals(-code).name
+        except ValueError:
+            name = str(-code)
+        result.failure, result.reason = "error", f"crashed: killed by {name}"
+    elif code in ex.quota_exit_codes:
+        result.failure, result.reason = "quota", f"exit code {code} (quota/auth)"
+    elif code in ex.transient_exit_codes:
+        result.failure, result.reason = "transient", f"exit code {code} (transient)"
+    elif code:
+        last = next((ln for ln in reversed(outcome.stderr.splitlines()) if ln.strip()), "")
+        result.failure = "error"
+        result.reason = f"exit code {code}" + (f": {last.strip()[:200]}" if last else "")
+
+
+def collect_files(output_dir: Path, patterns: list[str], max_bytes: int) -> dict[str, str]:
+    """Files under ``output_dir`` matching the globs, path -> text (truncated)."""
+    found: dict[str, str] = {}
+    if not output_dir.is_dir():
+        return found
+    for pattern in patterns:
+        for path in sorted(output_dir.glob(pattern)):
+            rel = path.relative_to(output_dir).as_posix()
+            if path.is_file() and rel not in found:
+                with path.open("rb") as fh:
+                    found[rel] = fh.read(max_bytes).decode("utf-8", "replace")
+    return found
+
+
+class CliRunner:
+    """Runs the configured command once per cell."""
+
+    def __init__(self, config: EvalConfig) -> None:
+        self.config = config
+        self.template = command_template(config)
+        text = " ".join(self.template)
+        runner = config.runner
+        self.needs_workspace = "{workspace}" in text
+        self.needs_output = "{output_dir}" in text or bool(runner and runner.output_file)
+        self.procs = ProcessGroup()
+        self.base_env = {**os.environ, **config.execution.env}
+
+    def cancel_all(self) -> None:
+        """Stop every process in flight."""
+        self.procs.cancel_all(self.config.execution.kill_grace)
+
+    def _values(self, request: RunRequest, case_dir: Path) -> dict[str, Any]:
+        values: dict[str, Any] = dict(request.input)
+        values.update(
+            model=request.model, effort=request.effort, subagent_model=request.subagent_model,
+            workspace=str(case_dir / "workspace"), output_dir=str(case_dir / "output"),
+            timeout=self.config.execution.timeout, config_dir=str(request.config_dir),
+            input_json=json.dumps(request.input, ensure_ascii=False, default=str),
+            input_file=str(case_dir / "input.json"), case_id=request.case_id,
+            replication=request.replication, condition_id=request.condition_id,
+        )
+        return values
+
+    def build_argv(self, request: RunRequest) -> list[str] | str:
+        """The argv (or shell string) for one cell."""
+        values = self._values(request, request.case_dir)
+        runner = self.config.runner
+        if runner is not None and runner.shell:
+            quoted = {k: shlex.quote(v if isinstance(v, str) else json.dumps(v, default=str))
+                      for k, v in values.items()}
+            parts = [render_braces(t, quoted, where="runner.command") for t in self.template]
+            return " ".join(parts + [shlex.quote(a) for a in runner.extra_args])
+        argv = [render_braces(t, values, where="runner.command") for t in self.template]
+        return argv + list(runner.extra_args if runner else [])
+
+    def run(self, request: RunRequest) -> RunResult:
+        """Run the command; parse its reply."""
+        from eval_harness.config.masking import mask_argv
+
+        cfg, case_dir = self.config, request.case_dir
+        if self.needs_workspace:
+            (case_dir / "workspace").mkdir(exist_ok=True)
+        if self.needs_output:
+            (case_dir / "output").mkdir(exist_ok=True)
+        argv = self.build_argv(request)
+        stdin = None
+        if cfg.execution.prompt:
+            ctx = {"input": request.input, "case_id": request.case_id}
+            stdin = str(render_value(cfg.execution.prompt, ctx, where="execution.prompt")).encode()
+        env = {**self.base_env, **context_env(request)}
+        outcome = self.procs.run(
+            argv, cwd=request.config_dir, env=env, timeout=cfg.execution.timeout,
+            grace=cfg.execution.kill_grace, stdout_path=case_dir / "stdout.log",
+            stderr_path=case_dir / "stderr.log", stdin_data=stdin,
+            shell=isinstance(argv, str), tee_prefix=f"[{request.case_id}] " if request.verbose else None,
+        )
+        shown = [argv] if isinstance(argv, str) else argv
+        result = RunResult(exit_code=outcome.exit_code, stdout=outcome.stdout, stderr=outcome.stderr,
+                           latency_s=outcome.latency_s, argv=mask_argv(shown, list(request.secrets)))
+        classify_exit(outcome, cfg, result)
+        runner = cfg.runner
+        if self.needs_output:
+            result.files = collect_files(case_dir / "output", cfg.outputs.collect,
+                                         cfg.outputs.max_file_bytes)
+        if result.failure != "none":
+            return result
+        if runner is not None and runner.output_file:
+            target = case_dir / "output" / runner.output_file
+            if not target.is_file():
+                result.failure, result.reason = "error", f"output file {runner.output_file} not written"
+                return result
+            text = target.read_text(encoding="utf-8", errors="replace")
+        else:
+            text = outcome.stdout
+        if runner is not None and runner.output_format == "json":
+            reply = parse_json_reply(text, outcome.stdout_tail if not runner.output_file else "")
+            if reply is None:
+                snippet = text.strip()[:80].replace("\n", " ")
+                result.failure = "error"
+                result.reason = f"malformed output: no JSON object on stdout ({snippet!r})"
+                return result
+            fill_from_reply(result, reply, runner.pricing, request.model)
+        else:
+            result.output = text.strip()
+        return result
+
+
+@register("cli")
+def _factory(config: EvalConfig) -> CliRunner:
+    return CliRunner(config)

@@ -1,0 +1,153 @@
+"""``openai`` and ``anthropic`` runners: one model call per cell over the vendors' wire format.
+
+- openai: POST ``{base}/chat/completions`` (base: ``runner.base_url`` › ``OPENAI_BASE_URL`` ›
+  ``https://api.openai.com/v1``; key: ``runner.api_key`` › ``OPENAI_API_KEY``, sent as
+  ``Authorization: Bearer``). Works with any OpenAI-compatible server (Azure, vLLM, Ollama).
+  ``effort`` is sent as ``reasoning_effort``.
+- anthropic: POST ``{base}/v1/messages`` (``ANTHROPIC_BASE_URL`` › ``https://api.anthropic.com``;
+  ``ANTHROPIC_API_KEY`` as ``x-api-key``; ``anthropic-version: 2023-06-01``). ``effort``
+  low/medium/high (or an int) becomes an extended-thinking budget of 1024/4096/16384 tokens.
+
+The user message is the rendered ``execution.prompt``, else the input's ``prompt`` /
+``question`` field, else the input as JSON. Cost comes from ``runner.pricing`` only.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any
+
+from eval_harness.config.models import EvalConfig
+from eval_harness.config.templates import render_value
+from eval_harness.runner.base import RunRequest, RunResult, price, register, usage_tokens
+from eval_harness.runner.http import reply_to_result
+from eval_harness.runner.httpcall import post_json
+
+THINKING_BUDGET = {"low": 1024, "medium": 4096, "high": 16384}
+
+
+def user_message(config: EvalConfig, request: RunRequest) -> str:
+    """The text sent as the user turn."""
+    if config.execution.prompt:
+        return str(render_value(config.execution.prompt, {"input": request.input,
+                                                          "case_id": request.case_id},
+                                where="execution.prompt"))
+    for key in ("prompt", "question"):
+        if isinstance(request.input.get(key), str):
+            return str(request.input[key])
+    return json.dumps(request.input, ensure_ascii=False, default=str)
+
+
+class _LlmRunner:
+    provider = ""
+
+    def __init__(self, config: EvalConfig) -> None:
+        self.config = config
+
+    def cancel_all(self) -> None:
+        """Requests end by their own timeout."""
+
+    def _finish(self, result: RunResult, usage: Any, request: RunRequest) -> RunResult:
+        runner = self.config.runner
+        result.input_tokens, result.output_tokens, result.tokens = usage_tokens(usage)
+        result.cost_usd = price(runner.pricing if runner else None, request.model,
+                                result.input_tokens, result.output_tokens)
+        return result
+
+
+class OpenAIRunner(_LlmRunner):
+    """Chat completions."""
+
+    def run(self, request: RunRequest) -> RunResult:
+        """One chat completion."""
+        runner = self.config.runner
+        base = (runner.base_url if runner and runner.base_url else None) or os.environ.get(
+            "OPENAI_BASE_URL") or "https://api.openai.com/v1"
+        key = (runner.api_key if runner else None) or os.environ.get("OPENAI_API_KEY")
+        messages = []
+        if runner and runner.system:
+            messages.append({"role": "system", "content": runner.system})
+        messages.append({"role": "user", "content": user_message(self.config, request)})
+        body: dict[str, Any] = {"model": str(request.model), "messages": messages}
+        if runner and runner.temperature is not None:
+            body["temperature"] = runner.temperature
+        if runner and runner.max_tokens is not None:
+            body["max_tokens"] = runner.max_tokens
+        if request.effort is not None:
+            body["reasoning_effort"] = str(request.effort)
+        headers = dict(runner.headers if runner else {})
+        if key:
+            headers["Authorization"] = f"Bearer {key}"
+        reply = post_json(base.rstrip("/") + "/chat/completions", body, headers,
+                          self.config.execution.timeout)
+        result = reply_to_result(reply)
+        if reply.failure != "none":
+            return result
+        try:
+            message = reply.body["choices"][0]["message"]
+        except (KeyError, IndexError, TypeError):
+            result.failure, result.reason = "error", "malformed output: no choices[0].message"
+            return result
+        result.output = message.get("content") or ""
+        calls = message.get("tool_calls")
+        if isinstance(calls, list):
+            result.steps = [{"tool": (c.get("function") or {}).get("name"),
+                             "arguments": (c.get("function") or {}).get("arguments")}
+                            for c in calls if isinstance(c, dict)]
+        result.raw = reply.body
+        return self._finish(result, reply.body.get("usage"), request)
+
+
+class AnthropicRunner(_LlmRunner):
+    """Messages API."""
+
+    def run(self, request: RunRequest) -> RunResult:
+        """One message."""
+        runner = self.config.runner
+        base = (runner.base_url if runner and runner.base_url else None) or os.environ.get(
+            "ANTHROPIC_BASE_URL") or "https://api.anthropic.com"
+        key = (runner.api_key if runner else None) or os.environ.get("ANTHROPIC_API_KEY")
+        max_tokens = (runner.max_tokens if runner and runner.max_tokens else None) or 4096
+        body: dict[str, Any] = {
+            "model": str(request.model), "max_tokens": max_tokens,
+            "messages": [{"role": "user", "content": user_message(self.config, request)}],
+        }
+        if runner and runner.system:
+            body["system"] = runner.system
+        if runner and runner.temperature is not None:
+            body["temperature"] = runner.temperature
+        budget = request.effort if isinstance(request.effort, int) else THINKING_BUDGET.get(
+            str(request.effort).lower()) if request.effort is not None else None
+        if budget:
+            body["thinking"] = {"type": "enabled", "budget_tokens": budget}
+            body["max_tokens"] = max_tokens + budget
+        headers = {"anthropic-version": "2023-06-01", **(runner.headers if runner else {})}
+        if key:
+            headers["x-api-key"] = key
+        reply = post_json(base.rstrip("/") + "/v1/messages", body, headers,
+                          self.config.execution.timeout)
+        result = reply_to_result(reply)
+        if reply.failure != "none":
+            return result
+        blocks = reply.body.get("content") if isinstance(reply.body, dict) else None
+        if not isinstance(blocks, list):
+            result.failure, result.reason = "error", "malformed output: no content blocks"
+            return result
+        result.output = "".join(b.get("text", "") for b in blocks
+                                if isinstance(b, dict) and b.get("type") == "text")
+        tools = [{"tool": b.get("name"), "arguments": b.get("input")} for b in blocks
+                 if isinstance(b, dict) and b.get("type") == "tool_use"]
+        result.steps = tools or None
+        result.raw = reply.body
+        return self._finish(result, reply.body.get("usage"), request)
+
+
+@register("openai")
+def _openai(config: EvalConfig) -> OpenAIRunner:
+    return OpenAIRunner(config)
+
+
+@register("anthropic")
+def _anthropic(config: EvalConfig) -> AnthropicRunner:
+    return AnthropicRunner(config)

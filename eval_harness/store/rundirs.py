@@ -1,0 +1,129 @@
+"""Run directories: one per (condition, replication) of an eval, reused by every later run.
+
+Policy (no duplicates by construction): the first run of a (condition, replication)
+creates ``<runs-dir>/<eval>/<date>-<label>[-r<n>]/`` (date = UTC day of creation); every
+later run — resume, ``--force``, a new shard, a raised replication count — writes into the
+*same* directory, overwriting stale records in place. Creation happens under an eval-wide
+``flock`` (``<eval>/.lock``), so shards starting together agree on one folder.
+``run.json`` updates happen under a per-run lock and merge ``shards`` from every writer.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from eval_harness import __version__
+from eval_harness.matrix.builder import Condition
+from eval_harness.matrix.ids import HASH_VERSION
+from eval_harness.store.atomic import atomic_write_json, file_lock, read_json
+from eval_harness.store.records import RunRecord
+
+
+def utc_now() -> str:
+    """ISO-8601 UTC timestamp, second resolution plus microseconds (sortable)."""
+    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="microseconds")
+
+
+@dataclass(frozen=True)
+class RunDir:
+    """A run directory and what it holds."""
+
+    path: Path
+    condition: Condition
+    replication: int
+    digest: str
+
+    @property
+    def run_id(self) -> str:
+        """Folder name."""
+        return self.path.name
+
+    def case_dir(self, case_id: str) -> Path:
+        """``cases/<case-id>/`` (not created)."""
+        return self.path / "cases" / case_id
+
+
+def _new_name(eval_dir: Path, cond: Condition, rep: int, replications: int) -> Path:
+    date = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d")
+    path = eval_dir / cond.run_id(date, rep, replications)
+    if path.exists():  # same label+date from another condition (slug collision)
+        path = path.with_name(f"{path.name}-{cond.condition_id[:6]}")
+    return path
+
+
+def open_run_dirs(
+    eval_dir: Path, eval_name: str, wanted: Iterable[tuple[Condition, int]],
+    existing: dict[tuple[str, int], Path], digests: dict[str, str], replications: int,
+    shard: str | None,
+) -> dict[tuple[str, int], RunDir]:
+    """Find or create the run directory of every wanted (condition, replication); mark
+    each ``running`` in its run.json."""
+    out: dict[tuple[str, int], RunDir] = {}
+    eval_dir.mkdir(parents=True, exist_ok=True)
+    with file_lock(eval_dir / ".lock"):
+        for cond, rep in wanted:
+            key = (cond.condition_id, rep)
+            if key in out:
+                continue
+            path = existing.get(key) or _find_existing(eval_dir, key)
+            if path is None:
+                path = _new_name(eval_dir, cond, rep, replications)
+                (path / "cases").mkdir(parents=True, exist_ok=True)
+                atomic_write_json(path / "condition.json",
+                                  {"condition_id": cond.condition_id, "levels": cond.levels})
+            run = RunDir(path, cond, rep, digests[cond.condition_id])
+            update_run_json(run, eval_name, status="running", shard=shard, starting=True)
+            out[key] = run
+    return out
+
+
+def _find_existing(eval_dir: Path, key: tuple[str, int]) -> Path | None:
+    # Another process may have created it after our index scan.
+    for child in sorted(eval_dir.iterdir()):
+        run = read_json(child / "run.json") if child.is_dir() else None
+        if isinstance(run, dict) and (run.get("condition_id"), run.get("replication", 1)) == key:
+            return child
+    return None
+
+
+def update_run_json(run: RunDir, eval_name: str, *, status: str, shard: str | None,
+                    starting: bool = False) -> None:
+    """Create or update ``run.json`` under the run's lock."""
+    with file_lock(run.path / ".run.lock"):
+        old: dict[str, Any] = read_json(run.path / "run.json") or {}
+        shards = sorted(set(old.get("shards") or []) | ({shard} if shard else set()))
+        now = utc_now()
+        record = RunRecord(
+            eval=eval_name, run_id=run.run_id, condition_id=run.condition.condition_id,
+            levels=run.condition.levels, replication=run.replication, config_digest=run.digest,
+            tool_version=__version__, started_at=old.get("started_at") or now,
+            finished_at=None if starting else now,
+            status=status,
+            shard=shard if len(shards) <= 1 else ",".join(shards),
+        )
+        data = record.model_dump()
+        data.update(shards=shards, label=run.condition.label, hash_version=HASH_VERSION,
+                    last_started_at=now if starting else old.get("last_started_at"))
+        atomic_write_json(run.path / "run.json", data)
+
+
+def finish_run_dir(run: RunDir, eval_name: str, case_ids: list[str], *, aborted: bool,
+                   shard: str | None) -> str:
+    """Recount this run's current records; write its final status and return it.
+
+    ``complete``: every case has a record under the current digest; ``partial``: some do
+    not (other shards may still be running, or cells errored out of this process);
+    ``aborted``: this process stopped early (quota/auth, Ctrl-C).
+    """
+    done = 0
+    for case_id in case_ids:
+        rec = read_json(run.case_dir(case_id) / "record.json")
+        if isinstance(rec, dict) and rec.get("config_digest") == run.digest:
+            done += 1
+    status = "complete" if done == len(case_ids) else ("aborted" if aborted else "partial")
+    update_run_json(run, eval_name, status=status, shard=shard)
+    return status

@@ -1,0 +1,53 @@
+"""Writing one case of one run: the files, in an order that makes crashes harmless.
+
+Order: (1) remove an old ``record.json`` (a rerun must not leave the previous verdict
+standing beside new logs); (2) ``input.json``; (3) the runner writes ``stdout.log`` /
+``stderr.log``; (4) ``command.json`` and ``outputs.json``; (5) judging; (6) ``record.json``
+atomically (temp + rename). Only (6) marks the case complete, so a SIGKILL at any instant
+leaves either a complete case or one the next run redoes.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from pathlib import Path
+from typing import Any
+
+from eval_harness.runner.base import RunResult
+from eval_harness.store.atomic import atomic_write_json, write_json
+from eval_harness.store.records import SCHEMA_VERSION, CaseRecord
+
+
+def begin_case(case_dir: Path, resolved_input: dict[str, Any]) -> None:
+    """Create the case folder, drop any old record, write the resolved input."""
+    case_dir.mkdir(parents=True, exist_ok=True)
+    with contextlib.suppress(FileNotFoundError):
+        (case_dir / "record.json").unlink()
+    write_json(case_dir / "input.json", resolved_input)
+
+
+def outputs_dict(result: RunResult) -> dict[str, Any]:
+    """The DESIGN.md ``outputs`` dict a judge sees (stdout/stderr capped in memory)."""
+    return {
+        "exit_code": result.exit_code, "stdout": result.stdout, "stderr": result.stderr,
+        "output": result.output, "files": result.files, "latency_s": result.latency_s,
+        "cost_usd": result.cost_usd, "tokens": result.total_tokens(),
+        "input_tokens": result.input_tokens, "output_tokens": result.output_tokens,
+        "tool_calls": result.tool_calls, "trace": result.steps,
+    }
+
+
+def write_outputs(case_dir: Path, result: RunResult, attempts: int) -> None:
+    """``command.json`` (masked argv) and ``outputs.json`` (everything but the logs)."""
+    if result.argv is not None:
+        write_json(case_dir / "command.json", {"argv": result.argv})
+    data = outputs_dict(result)
+    del data["stdout"], data["stderr"]  # they are stdout.log / stderr.log
+    data.update(schema_version=SCHEMA_VERSION, error=result.reason, failure=result.failure,
+                attempts=attempts, reply=result.raw)
+    write_json(case_dir / "outputs.json", data)
+
+
+def write_record(case_dir: Path, record: CaseRecord) -> None:
+    """Write ``record.json`` atomically: the case is complete from this instant."""
+    atomic_write_json(case_dir / "record.json", record.model_dump(mode="json"))

@@ -1,0 +1,153 @@
+"""build_comparisons: statuses, regressions, the overall test, the JSON document, the gate."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any
+
+import pandas as pd
+import pytest
+
+from eval_harness.analysis.compare.build import build_comparisons, parse_reference, select_reference
+from eval_harness.analysis.compare.gate import gate
+from eval_harness.errors import AnalysisError, UsageError
+
+Builder = Callable[..., pd.DataFrame]
+
+
+def _two_models(make_frame: Builder, **kw: Any) -> pd.DataFrame:
+    return make_frame(
+        {
+            ("m1",): {"a": [1, 1, 1], "b": [1, 0, 1], "c": [0, 0, 0], "d": [1, 1, 1], "e": [1, 1, 1]},
+            ("m2",): {"a": [1, 0, 1], "b": [0, 0, 0], "c": [1, 1, 1], "d": [1, 1, 1], "f": [1, 1, 1]},
+        },
+        **kw,
+    )
+
+
+def test_reference_comparison_lists_and_flags(make_frame: Builder) -> None:
+    doc = build_comparisons(_two_models(make_frame))
+    json.dumps(doc, allow_nan=False)  # strictly JSON-serialisable
+    assert doc["schema_version"] == 1 and doc["reference"]["levels"] == {"model": "m1"}
+    (comp,) = doc["comparisons"]
+    assert comp["kind"] == "reference" and comp["candidate"]["levels"] == {"model": "m2"}
+    assert comp["regressed"] == ["a", "b"]  # passed -> flaky, flaky -> failed
+    assert comp["improved"] == ["c"]
+    assert comp["improved_significant"] == []  # 0/3 -> 3/3: Fisher p = 0.1
+    assert comp["new"] == ["f"] and comp["removed"] == ["e"]
+    assert comp["n_cases_compared"] == 4
+    rows = {r["case_id"]: r for r in comp["cases"]}
+    assert rows["c"]["fisher_p"] == pytest.approx(0.1)
+    assert rows["a"]["reference"]["wilson_ci"] == pytest.approx([0.4385029682, 1.0])
+    assert comp["overall"]["method"] == "exact"
+    assert comp["overall"]["statistic"] == pytest.approx((-1 / 3 - 2 / 3 + 1 + 0) / 4)
+    assert comp["composite"]["n_cases"] == 4
+    assert comp["verdict"] == "regressed"
+
+
+def test_modified_and_errored_cases_are_never_regressions(make_frame: Builder) -> None:
+    new = make_frame({("m1",): {"a": [0, 0], "b": [None, None], "c": [1, 1]}},
+                     case_hash={"a": "changed"})
+    old = make_frame({("m1",): {"a": [1, 1], "b": [1, 1], "c": [1, 1]}})
+    doc = build_comparisons(new, baseline_frame=old)
+    (comp,) = doc["comparisons"]
+    assert comp["kind"] == "baseline"
+    assert comp["modified"] == ["a"] and comp["errored"] == ["b"]
+    assert comp["errored_candidate"] == ["b"]
+    assert comp["regressed"] == [] and comp["n_cases_compared"] == 1
+    failed, reasons = gate(doc)
+    assert failed and len(reasons) == 1 and "errored" in reasons[0] and "b" in reasons[0]
+
+
+def test_judge_set_change_marks_modified(make_frame: Builder) -> None:
+    new = make_frame({("m1",): {"a": [1]}}, judges=("correct", "style"))
+    old = make_frame({("m1",): {"a": [1]}}, judges=("correct",))
+    (comp,) = build_comparisons(new, baseline_frame=old)["comparisons"]
+    assert comp["modified"] == ["a"]
+
+
+def test_gate_default_vs_significant_only(make_frame: Builder) -> None:
+    old = make_frame({("m1",): {f"c{i}": [1] * 5 for i in range(8)}})
+    # c0 drops to 0/5 (Fisher p = 0.0079), c1 to 4/5 (p = 1): only c0 is significant.
+    data = {f"c{i}": [1] * 5 for i in range(8)}
+    data["c0"] = [0] * 5
+    data["c1"] = [1, 1, 1, 1, 0]
+    new = make_frame({("m1",): data})
+    doc = build_comparisons(new, baseline_frame=old)
+    (comp,) = doc["comparisons"]
+    assert comp["regressed"] == ["c0", "c1"] and comp["regressed_significant"] == ["c0"]
+    failed, reasons = gate(doc, fail_on_regression=True)
+    assert failed and "c0, c1" in reasons[0]
+    failed, reasons = gate(doc, fail_on_regression=True, significant_only=True)
+    assert failed and reasons[0].endswith(": c0")
+    off, reasons_off = gate(doc, fail_on_regression=False)
+    assert not off and reasons_off
+
+
+def test_unchanged_rerun_passes_the_gate(make_frame: Builder) -> None:
+    data = {"a": [1, 1], "b": [0, 0], "c": [1, 0]}
+    doc = build_comparisons(make_frame({("m1",): data}), baseline_frame=make_frame({("m1",): data}))
+    (comp,) = doc["comparisons"]
+    assert comp["verdict"] == "unchanged" and comp["overall"]["p"] == 1.0
+    assert gate(doc) == (False, [])
+
+
+def test_significant_overall_drop_gates_without_case_regressions(make_frame: Builder) -> None:
+    # 8 cases flaky 3/4 -> flaky 1/4: no verdict changes, no single case significant,
+    # but the stratified test sees the drop.
+    old = make_frame({("m1",): {f"c{i}": [1, 1, 1, 0] for i in range(8)}})
+    new = make_frame({("m1",): {f"c{i}": [1, 0, 0, 0] for i in range(8)}})
+    doc = build_comparisons(new, baseline_frame=old)
+    (comp,) = doc["comparisons"]
+    assert comp["regressed"] == [] and comp["regressed_significant"] == []
+    assert comp["significant_drop"] and comp["overall"]["p"] < 0.05
+    failed, reasons = gate(doc, significant_only=True)
+    assert failed and "significant overall drop" in reasons[0]
+
+
+def test_single_conditions_with_different_ids_are_paired(make_frame: Builder) -> None:
+    old = make_frame({("m1",): {"a": [1]}})
+    new = make_frame({("m9",): {"a": [0]}})
+    doc = build_comparisons(new, baseline_frame=old)
+    assert doc["baseline"]["note"] and len(doc["comparisons"]) == 1
+    assert doc["comparisons"][0]["regressed"] == ["a"]
+
+
+def test_reference_selection(make_frame: Builder) -> None:
+    frame = make_frame(
+        {("m1", "low"): {"a": [1]}, ("m1", "high"): {"a": [1]}, ("m2", "low"): {"a": [0]}},
+        factors=("model", "effort"),
+    )
+    assert parse_reference("model=m2, effort=low") == {"model": "m2", "effort": "low"}
+    ref = select_reference(frame, parse_reference("model=m2,effort=low"))
+    doc = build_comparisons(frame, reference={"model": "m2", "effort": "low"})
+    assert doc["reference"]["condition_id"] == ref
+    assert len(doc["comparisons"]) == 2
+    assert build_comparisons(frame)["reference"]["levels"] == {"model": "m1", "effort": "low"}
+    with pytest.raises(UsageError, match="matches 2 conditions"):
+        select_reference(frame, {"model": "m1"})
+    with pytest.raises(UsageError, match="unknown factor"):
+        select_reference(frame, {"size": "xl"})
+    with pytest.raises(UsageError):
+        parse_reference("model")
+
+
+def test_cluster_robust_se_from_case_tag(make_frame: Builder) -> None:
+    tags = {c: {"cluster": "g1" if c in "ab" else "g2"} for c in "abcd"}
+    frame = make_frame(
+        {("m1",): {c: [0.9] for c in "abcd"}, ("m2",): {"a": [0.5], "b": [0.7], "c": [0.9], "d": [0.6]}},
+        case_tags=tags,
+    )
+    comp = build_comparisons(frame)["comparisons"][0]["composite"]
+    assert comp["cluster"]["method"] == "CR1" and comp["cluster"]["n_clusters"] == 2
+    assert comp["estimate"] == pytest.approx((-0.4 - 0.2 + 0 - 0.3) / 4)
+    assert comp["cluster"]["df"] == 1
+
+
+def test_bad_inputs(make_frame: Builder) -> None:
+    frame = _two_models(make_frame)
+    with pytest.raises(UsageError):
+        build_comparisons(frame, alpha=1.5)
+    with pytest.raises(AnalysisError):
+        build_comparisons(frame.iloc[0:0])

@@ -1,0 +1,71 @@
+"""Per-sample pass/fail and per-(condition, case) verdicts."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from eval_harness.analysis.compare.verdicts import VerdictRule, case_verdicts, sample_table
+from eval_harness.errors import UsageError
+
+Builder = Callable[..., pd.DataFrame]
+
+
+def _verdicts(frame: pd.DataFrame, rule: VerdictRule | None = None) -> dict[str, str]:
+    table = case_verdicts(sample_table(frame, rule))
+    return dict(zip(table["case_id"], table["verdict"], strict=True))
+
+
+def test_passed_failed_flaky_errored(make_frame: Builder) -> None:
+    frame = make_frame(
+        {("m1",): {"a": [1, 1, 1], "b": [1, 0, 1], "c": [0, 0, None], "d": [None, None, None]}}
+    )
+    assert _verdicts(frame) == {"a": "passed", "b": "flaky", "c": "failed", "d": "errored"}
+    table = case_verdicts(sample_table(frame)).set_index("case_id")
+    assert table.loc["c", "n_errored"] == 1 and table.loc["c", "n_usable"] == 2
+    assert table.loc["b", "pass_rate"] == pytest.approx(2 / 3)
+    assert np.isnan(table.loc["d", "pass_rate"])
+
+
+def test_pass_mark_is_inclusive_and_configurable(make_frame: Builder) -> None:
+    frame = make_frame({("m1",): {"a": [0.5], "b": [0.49], "c": [0.8]}})
+    assert _verdicts(frame) == {"a": "passed", "b": "failed", "c": "passed"}
+    assert _verdicts(frame, VerdictRule(pass_mark=0.8)) == {
+        "a": "failed",
+        "b": "failed",
+        "c": "passed",
+    }
+    with pytest.raises(UsageError):
+        VerdictRule(pass_mark=1.5)
+
+
+def test_judge_rule_uses_named_gate_judges(make_frame: Builder) -> None:
+    frame = make_frame({("m1",): {"a": [1.0], "b": [0.3]}}, judges=("correct", "style"))
+    # Make "style" fail on case a only: the composite stays 1.0 but the gate judge fails.
+    frame.loc[(frame["case_id"] == "a") & (frame["judge"] == "style"), "normalized"] = 0.0
+    assert _verdicts(frame) == {"a": "passed", "b": "failed"}
+    assert _verdicts(frame, VerdictRule(judges=("style",))) == {"a": "failed", "b": "failed"}
+    assert _verdicts(frame, VerdictRule(judges=("correct",))) == {"a": "passed", "b": "failed"}
+
+
+def test_errored_composite_is_never_a_fail(make_frame: Builder) -> None:
+    frame = make_frame({("m1",): {"a": [1.0, 0.0]}})
+    # Replication 2: a judge errored, so the composite is errored (NaN), the run itself was ok.
+    mask = (frame["replication"] == 2) & (frame["judge"] == "composite")
+    frame.loc[mask, ["value", "errored"]] = [np.nan, True]
+    samples = sample_table(frame)
+    assert samples["errored"].tolist() == [False, True]
+    assert np.isnan(samples["passed"].iloc[1])
+    assert _verdicts(frame) == {"a": "passed"}
+
+
+def test_missing_composite_row_falls_back_to_judge_mean(make_frame: Builder) -> None:
+    frame = make_frame({("m1",): {"a": [1.0], "b": [0.0]}}, judges=("x", "y"))
+    frame = frame[frame["judge"] != "composite"]
+    frame.loc[(frame["case_id"] == "a") & (frame["judge"] == "y"), "normalized"] = 0.2
+    samples = sample_table(frame).set_index("case_id")
+    assert samples.loc["a", "composite"] == pytest.approx(0.6)
+    assert _verdicts(frame) == {"a": "passed", "b": "failed"}

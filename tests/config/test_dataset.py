@@ -1,0 +1,85 @@
+"""Dataset loading: folders, YAML/JSONL files, ids, duplicates, escapes, filters."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from eval_harness.config.dataset import load_dataset
+from eval_harness.errors import DatasetError
+
+
+def _case_dir(root: Path, cid: str, inp: str = "question: q\n", **files: str) -> Path:
+    d = root / cid
+    d.mkdir(parents=True)
+    (d / "input.yaml").write_text(inp)
+    for name, text in files.items():
+        (d / name).write_text(text)
+    return d
+
+
+def test_folder_dataset(tmp_path: Path) -> None:
+    _case_dir(tmp_path, "b-2", expected_yaml="x")
+    _case_dir(tmp_path, "a.1", **{"expected.yaml": "answer: 42\n",
+                                  "annotations.yaml": "tier: simple\ntags: {domain: math}\n"})
+    cases = load_dataset(tmp_path)
+    assert [c.case_id for c in cases] == ["a.1", "b-2"]
+    assert cases[0].expected == {"answer": 42}
+    assert cases[0].tags == {"tier": "simple", "domain": "math"}
+    assert cases[0].input == {"question": "q"}
+
+
+def test_jsonl_and_yaml_files(tmp_path: Path) -> None:
+    jl = tmp_path / "c.jsonl"
+    jl.write_text("\n".join(json.dumps({"id": f"c{i}", "input": {"q": i}}) for i in range(3)))
+    assert [c.case_id for c in load_dataset(jl)] == ["c0", "c1", "c2"]
+    y = tmp_path / "c.yaml"
+    y.write_text("c1: {input: 'hello'}\nc2: {input: {q: 2}, expected: 4}\n")
+    cases = load_dataset(y)
+    assert cases[0].input == {"prompt": "hello"}
+    assert cases[1].expected == 4
+
+
+@pytest.mark.parametrize("bad", ["../x", "a/b", "a b", "", ".", "..", "é"])
+def test_bad_case_ids(tmp_path: Path, bad: str) -> None:
+    f = tmp_path / "c.jsonl"
+    f.write_text(json.dumps({"id": bad, "input": {}}))
+    with pytest.raises(DatasetError, match="invalid case id"):
+        load_dataset(f)
+
+
+def test_duplicates_rejected(tmp_path: Path) -> None:
+    f = tmp_path / "c.jsonl"
+    f.write_text(json.dumps({"id": "a", "input": {}}) + "\n" + json.dumps({"id": "a", "input": {}}))
+    with pytest.raises(DatasetError, match="duplicate case id"):
+        load_dataset(f)
+
+
+def test_symlink_escape_rejected(tmp_path: Path) -> None:
+    root = tmp_path / "ds"
+    root.mkdir()
+    outside = tmp_path / "outside"
+    _case_dir(outside, "evil")
+    os.symlink(outside / "evil", root / "evil")
+    with pytest.raises(DatasetError, match="escapes"):
+        load_dataset(root)
+
+
+def test_filters(tmp_path: Path) -> None:
+    for i in range(5):
+        _case_dir(tmp_path, f"c{i}")
+    assert [c.case_id for c in load_dataset(tmp_path, only=["c3", "c1"])] == ["c1", "c3"]
+    assert len(load_dataset(tmp_path, limit=2)) == 2
+    with pytest.raises(DatasetError, match="unknown case id"):
+        load_dataset(tmp_path, only=["zz"])
+
+
+def test_case_hash_changes_with_definition(tmp_path: Path) -> None:
+    f = tmp_path / "c.jsonl"
+    f.write_text(json.dumps({"id": "a", "input": {"q": 1}, "expected": 1}))
+    h1 = load_dataset(f)[0].case_hash
+    f.write_text(json.dumps({"id": "a", "input": {"q": 1}, "expected": 2}))
+    assert load_dataset(f)[0].case_hash != h1
