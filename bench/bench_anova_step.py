@@ -1,6 +1,6 @@
 """Time the closed-form ANOVA (16 conditions × 5,000 cases) against statsmodels.
 
-Usage: python bench/bench_anova_step.py [--cases 5000] [--anovarm-cases 300]
+Usage: python bench/bench_anova_step.py [--cases 5000] [--anovarm-cases 60]
 
 Prints the closed form (rm and lmm) time, statsmodels MixedLM (random intercept,
 REML, sum-to-zero design) on the same data, AnovaRM on a subset, and the ratios.
@@ -52,7 +52,7 @@ def timed(fn, repeat: int = 1) -> tuple[float, object]:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--cases", type=int, default=5000)
-    parser.add_argument("--anovarm-cases", type=int, default=300)
+    parser.add_argument("--anovarm-cases", type=int, default=60)
     args = parser.parse_args()
 
     from eval_harness.analysis.stats import anova_balanced, anova_frame

@@ -27,9 +27,8 @@ _MAX_LISTED = 10
 
 
 def _num(x: Any) -> float:
-    if isinstance(x, bool) or not isinstance(x, (int, float)):
-        return NAN
-    return float(x)
+    t = type(x)
+    return float(x) if t is float or t is int else NAN
 
 
 def _strip(rec: Mapping[str, Any]) -> dict[str, Any]:
@@ -92,9 +91,12 @@ class Collector:
         status = str(rec.get("status") or "ok")
         self.s_status.append(status)
         self.s_latency.append(_num(rec.get("latency_s")))
-        self.s_cost.append(_num(rec.get("cost_usd")))
-        self.s_tokens.append(_num(rec.get("tokens")))
-        self.s_tools.append(_num(rec.get("tool_calls")))
+        cost = rec.get("cost_usd")
+        self.s_cost.append(NAN if cost is None else _num(cost))
+        tokens = rec.get("tokens")
+        self.s_tokens.append(NAN if tokens is None else _num(tokens))
+        tools = rec.get("tool_calls")
+        self.s_tools.append(NAN if tools is None else _num(tools))
         self.s_hash.append(str(rec.get("case_hash") or ""))
         self.s_source.append(source)
         self.s_finished.append(finished)
@@ -124,36 +126,42 @@ class Collector:
 
     # --- rows ----------------------------------------------------------------------
     def _rows(self, idx: int, rec: Mapping[str, Any], case_err: bool) -> None:
+        # hot loop (one call per record): locals only, no per-judge objects unless needed
         specs = self.specs
+        recorded = rec.get("composite")
+        need_parts = not case_err and (recorded is None or isinstance(recorded, bool))
         parts: list[JudgeValue] = []
         scores = rec.get("scores") or {}
+        r_sample, r_judge, r_value = self.r_sample, self.r_judge, self.r_value
+        r_kind, r_err, r_norm = self.r_kind, self.r_err, self.r_norm
         for name, sc in scores.items():
-            kind = str(sc.get("kind") or "numeric")
+            kind = sc.get("kind") or "numeric"
             raw = sc.get("value")
             err = case_err or bool(sc.get("errored"))
-            if isinstance(raw, bool):
-                kind = "boolean" if kind != "pairwise" else kind
-                val = 1.0 if raw else 0.0
-            elif isinstance(raw, (int, float)) and kind != "pairwise":
-                val = float(raw)
-            else:
-                val = NAN
-            if err:
-                val = NAN
             spec = specs.get(name) if specs else None
             if spec is not None and spec.pairwise:
                 kind = "pairwise"
-            norm = _num(sc.get("normalized"))
-            if math.isnan(norm) or spec is not None:
+            if err:
+                val = NAN
+            elif raw is True or raw is False:
+                if kind != "pairwise":
+                    kind = "boolean"
+                val = 1.0 if raw else 0.0
+            elif kind != "pairwise" and type(raw) in (float, int):
+                val = float(raw)
+            else:
+                val = NAN
+            norm = sc.get("normalized")
+            if spec is not None or type(norm) not in (float, int) or val != val:
                 rng = spec.score_range if spec is not None and spec.score_range else sc.get("score_range")
                 norm = normalise(val, kind, rng)
-            self.r_sample.append(idx)
-            self.r_judge.append(str(name))
-            self.r_value.append(val)
-            self.r_kind.append(kind)
-            self.r_err.append(err)
-            self.r_norm.append(norm)
-            if kind == "pairwise":
+            r_sample.append(idx)
+            r_judge.append(name)
+            r_value.append(val)
+            r_kind.append(kind)
+            r_err.append(err)
+            r_norm.append(norm)
+            if not need_parts or kind == "pairwise":
                 continue
             if spec is not None:
                 if spec.in_composite:

@@ -34,7 +34,7 @@ def _dispatch(argv: list[str]) -> int:
 
     args = build_parser().parse_args(argv)
     if args.analyze_only:
-        from eval_harness.cli.analyze_cmd import analyze_only
+        from eval_harness.cli.pipeline import analyze_only
 
         return analyze_only(args)
     if not args.config:

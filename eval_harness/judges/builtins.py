@@ -158,7 +158,8 @@ def tool_called(spec: Any, ctx: dict[str, Any]) -> Outcome:
 
 
 def _limit(spec: Any, key: str, ctx: dict[str, Any], unit: str) -> Outcome:
-    limit = float(spec if not isinstance(spec, dict) else spec.get("max"))
+    raw: Any = spec.get("max") if isinstance(spec, dict) else spec
+    limit = float(raw)
     got = ctx["outputs"].get(key)
     if got is None:
         raise JudgeFailure(f"{key} unknown: a {unit} limit cannot pass an unknown value")

@@ -26,7 +26,12 @@ from eval_harness.judges.composite import combine
 from eval_harness.judges.llm.http import RetryPolicy
 from eval_harness.judges.registry import JudgeImpl, build_judge
 from eval_harness.judges.values import (
-    JudgeFailure, Outcome, classify, normalize, reduce_samples, score_range,
+    JudgeFailure,
+    Outcome,
+    classify,
+    normalize,
+    reduce_samples,
+    score_range,
 )
 from eval_harness.store.records import JudgeScore
 
@@ -68,7 +73,7 @@ def run_judge(block: JudgeBlock, impl: JudgeImpl, ctx: dict[str, Any], weight: f
               gate: bool) -> JudgeScore:
     """All samples of one judge -> one JudgeScore (errored on any failure)."""
     rng = score_range(block.score_range)
-    base = {"weight": weight, "gate": gate}
+    base: dict[str, Any] = {"weight": weight, "gate": gate}
     outcomes: list[Outcome] = []
     try:
         checked = []
@@ -83,7 +88,7 @@ def run_judge(block: JudgeBlock, impl: JudgeImpl, ctx: dict[str, Any], weight: f
         return JudgeScore(errored=True, error=str(exc), **base, **_merge_meta(outcomes))
     except Exception as exc:  # a judge bug must not kill the worker: errored, never a pass
         return JudgeScore(errored=True, error=last_line(exc), **base, **_merge_meta(outcomes))
-    rationale = next((o.rationale for o, c in zip(outcomes, checked) if c[1] == value),
+    rationale = next((o.rationale for o, c in zip(outcomes, checked, strict=True) if c[1] == value),
                      outcomes[0].rationale)
     return JudgeScore(value=value, kind=kind, normalized=normalize(kind, value, rng),  # type: ignore[arg-type]
                       score_range=list(rng) if kind == "numeric" else None,

@@ -1,4 +1,11 @@
-"""Static validation of judges and templates before anything runs (part of ``--dry-run``)."""
+"""Static validation of judges and templates before anything runs (part of ``--dry-run``).
+
+``validate_judges`` raises ConfigError (exit 2) on anything that would break at run time —
+a check body that does not compile, an unimportable module, a missing prompt file or judge
+model, bad built-in options, composite / threshold entries naming unknown judges, a gate
+on a numeric judge — and returns warnings, including the dataset lint
+(:func:`eval_harness.judges.lint.lint_dataset`, prefixed ``dataset:``).
+"""
 
 from __future__ import annotations
 
@@ -89,4 +96,90 @@ def validate_judges(exp: Any) -> list[str]:
             if not (judge.model or cfg.models.judge):
                 raise ConfigError("an LLM judge needs a model", path=where + ".model",
                                   hint="set models.judge or the judge's model: openai:gpt-4.1-nano")
+        warnings.extend(_check_kind(judge, where))
+    _check_cross_refs(cfg)
+    _build_all(exp)
+    warnings.extend(_pairwise_warnings(exp))
+    from eval_harness.judges.lint import lint_dataset
+
+    warnings.extend("dataset: " + finding for finding in lint_dataset(exp.cases))
     return warnings
+
+
+BOOLEAN_BUILTINS = ("exact_match", "contains", "regex", "tool_calls", "tool_called", "latency",
+                    "cost", "json_schema")
+
+
+def _check_kind(judge: Any, where: str) -> list[str]:
+    from eval_harness.judges.builtins import BUILTIN_KINDS, check_spec
+
+    kind = judge.kind_field
+    warnings: list[str] = []
+    if kind in BUILTIN_KINDS:
+        problem = check_spec(kind, getattr(judge, kind))
+        if problem:
+            raise ConfigError(problem, path=f"{where}.{kind}")
+        if judge.samples > 1:
+            warnings.append(f"judge `{judge.name}` is deterministic: samples > 1 only repeats it")
+    if kind in BOOLEAN_BUILTINS and judge.score_range is not None:
+        warnings.append(f"judge `{judge.name}` is boolean: its score_range is ignored")
+    numeric = kind == "entity_coverage" or (kind not in BOOLEAN_BUILTINS
+                                            and judge.score_range is not None)
+    if judge.gate and (numeric or kind == "pairwise"):
+        raise ConfigError("gate: true needs a boolean judge", path=f"{where}.gate",
+                          hint="a gate is a pass/fail judge; drop score_range or the gate")
+    return warnings
+
+
+def _check_cross_refs(cfg: Any) -> None:
+    scored = {j.name for j in cfg.judges if j.pairwise is None}
+    pairwise = {j.name for j in cfg.judges if j.pairwise is not None}
+    comp = cfg.composite
+    if comp is not None:
+        for key, names in (("judges", comp.judges or []), ("weights", list(comp.weights)),
+                           ("gates", comp.gates)):
+            for name in names:
+                if name not in scored:
+                    raise ConfigError(f"unknown judge `{name}`", path=f"composite.{key}",
+                                      hint="scored judges: " + ", ".join(sorted(scored)))
+    if cfg.thresholds is not None:
+        for name in cfg.thresholds.judges:
+            if name in pairwise:
+                raise ConfigError(f"`{name}` is pairwise: it has no per-sample value to "
+                                  "threshold", path=f"thresholds.judges.{name}")
+            if name not in scored:
+                raise ConfigError(f"unknown judge `{name}`", path=f"thresholds.judges.{name}",
+                                  hint="scored judges: " + ", ".join(sorted(scored)))
+
+
+def _build_all(exp: Any) -> None:
+    """Instantiate every condition's judges (imports modules, reads prompt files)."""
+    from eval_harness.judges.cache import VerdictCache
+    from eval_harness.judges.scorer import JudgeScorer
+
+    scorer = JudgeScorer(exp, VerdictCache())
+    for cond in exp.conditions:
+        scorer.bind(cond.condition_id)
+
+
+def _pairwise_warnings(exp: Any) -> list[str]:
+    out = []
+    for i, judge in enumerate(exp.loaded.config.judges):
+        if judge.pairwise is None:
+            continue
+        if len(exp.conditions) < 2:
+            out.append(f"pairwise judge `{judge.name}` needs two or more conditions")
+        spec = judge.pairwise if isinstance(judge.pairwise, dict) else {}
+        unknown = set(spec) - {"criteria", "prompt", "reference"}
+        if unknown:
+            raise ConfigError(f"unknown pairwise option(s): {', '.join(sorted(unknown))}",
+                              path=f"judges[{i}]({judge.name}).pairwise",
+                              hint="pairwise: {criteria, prompt, reference}")
+        if spec.get("reference") is not None:
+            from eval_harness.matrix.experiment import select_conditions
+
+            select_conditions(exp.conditions, [str(spec["reference"])])
+        if not (judge.model or exp.loaded.config.models.judge):
+            raise ConfigError("an LLM judge needs a model", path=f"judges[{i}]({judge.name}).model",
+                              hint="set models.judge or the judge's model")
+    return out

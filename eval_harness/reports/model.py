@@ -165,14 +165,26 @@ def _leaderboard(board: Mapping[str, Any] | None) -> dict[str, Any] | None:
     }
 
 
+def _overlay_summaries(conditions: list[dict[str, Any]], summaries: Any) -> None:
+    """Take mean and CI from ``anova.json``'s condition summaries (the analysed response)
+    so the report and anova.json agree; the frame-based values stay when absent."""
+    if not isinstance(summaries, list):
+        return
+    by_id = {str(s.get("condition_id")): s for s in summaries if isinstance(s, Mapping)}
+    for c in conditions:
+        s = by_id.get(c["condition_id"])
+        if s and s.get("mean") is not None:
+            c["mean"], c["ci"] = s["mean"], list(s.get("ci") or [None, None])
+
+
 def _pareto(conditions: list[dict[str, Any]]) -> dict[str, Any]:
     """Cost (or, without costs, p95 latency) against mean composite."""
     for axis, key in (("cost_mean_usd", "cost_mean_usd"), ("latency_p95_s", "latency_p95_s")):
         pts = [(c["condition_id"], c[key], c["mean"]) for c in conditions
                if c.get(key) is not None and c.get("mean") is not None]
         if pts and len(pts) == len([c for c in conditions if c.get("mean") is not None]):
-            return {"x": axis, "frontier": sm.pareto_front(pts)}
-    return {"x": None, "frontier": []}
+            return {"x": axis, "y": "mean", "frontier": sm.pareto_front(pts)}
+    return {"x": None, "y": "mean", "frontier": []}
 
 
 def build_report(
@@ -188,10 +200,11 @@ def build_report(
     """The report document (schema_version 1, see docs/reports.md)."""
     samples, cases = sm.verdict_tables(frame)
     conditions = sm.condition_rows(frame, samples, cases)
+    _overlay_summaries(conditions, anova.get("condition_summaries"))
     vs = _vs_reference(comparisons)
     ref = (comparisons or {}).get("reference") or None
     for c in conditions:
-        is_ref = bool(ref) and c["condition_id"] == ref.get("condition_id")
+        is_ref = isinstance(ref, Mapping) and c["condition_id"] == ref.get("condition_id")
         c["is_reference"] = is_ref
         c["vs_reference"] = vs.get(c["condition_id"])
     factors = sm.factors_of(frame)
@@ -222,6 +235,11 @@ def build_report(
         "power": anova.get("power"),
         "pareto": _pareto(conditions),
         "main_effects": {f: sm.marginal_means(cases, frame, [f]) for f in factors},
+        "interactions": {
+            f"{a}:{b}": sm.marginal_means(cases, frame, [a, b])
+            for i, a in enumerate(factors)
+            for b in factors[i + 1 :]
+        },
         "comparisons": _comparison_summaries(comparisons),
         "leaderboard": _leaderboard(leaderboard),
         "thresholds": None if thresholds is None else list(thresholds),

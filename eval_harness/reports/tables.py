@@ -46,7 +46,7 @@ def matrix_table(report: Mapping[str, Any]) -> TextTable:
         ["condition", *factors, "mean [95% CI]", "pass rate [Wilson]", "passed",
          "flaky", "p95 latency", "cost/run", "Δ vs ref [95% CI]", "p", "verdict"],
     )
-    t.align = ["l"] * (1 + len(factors)) + ["r"] * 7 + ["l"]
+    t.align = ["l"] * (1 + len(factors)) + ["r"] * 8 + ["l"]
     for c in report.get("conditions") or []:
         vs = c.get("vs_reference") or {}
         if c.get("is_reference"):
@@ -102,12 +102,25 @@ def anova_table(report: Mapping[str, Any]) -> TextTable:
     vc = report.get("variance_components")
     if vc:
         t.notes.append("variance components: " + "; ".join(f"{k} {v}" for k, v in fmt.scalar_items(vc)))
-    power = report.get("power")
-    if isinstance(power, Mapping) and power:
-        text = power.get("text")
-        t.notes.append("power: " + (str(text) if text else
-                                    "; ".join(f"{k} {v}" for k, v in fmt.scalar_items(power))))
+    line = power_line(report.get("power"))
+    if line:
+        t.notes.append(line)
     return t
+
+
+def power_line(power: Any) -> str | None:
+    """``power: MDE 0.235 for a pairwise contrast at 80% power, α 0.05, 8 cases × 3 reps``."""
+    if not isinstance(power, Mapping) or not power:
+        return None
+    if power.get("text"):
+        return f"power: {power['text']}"
+    if fmt.is_num(power.get("mde")):
+        line = (f"power: minimum detectable pairwise difference {fmt.f3(power['mde'])}"
+                f" (t-based {fmt.f3(power.get('mde_t'))}) at {fmt.pct(power.get('target_power'))}"
+                f" power, α {power.get('alpha')}, {power.get('n_cases')} cases × "
+                f"{power.get('replications')} replications")
+        return line + (f"; {power['note']}" if power.get("note") else "")
+    return "power: " + "; ".join(f"{k} {v}" for k, v in fmt.scalar_items(power))
 
 
 def _method(report: Mapping[str, Any]) -> str:
@@ -244,14 +257,28 @@ def saturation_line(sat: Mapping[str, Any] | None) -> str:
 
 
 def pairwise_table(report: Mapping[str, Any]) -> TextTable:
-    """Pairwise judge results, shown generically (one row per scalar field)."""
-    t = TextTable("pairwise", "Pairwise judges", ["field", "value"])
+    """Pairwise judges (``pairwise.json``): per pair of conditions, wins / ties / losses of
+    ``a`` against ``b``, order-inconsistent verdicts, win rate and the sign-test p."""
+    t = TextTable("pairwise", "Pairwise judges (a against b)",
+                  ["judge", "a", "b", "n", "wins", "ties", "losses", "inconsistent",
+                   "win rate", "sign test p"],
+                  align=["l", "l", "l", "r", "r", "r", "r", "r", "r", "r"])
     pw = report.get("pairwise")
     if pw is None:
         return t
     t.empty = "no pairwise results"
-    for k, v in fmt.scalar_items(pw):
-        t.rows.append([k, fmt.one_line(v)])
+    for judge, block in (pw.get("judges") or {}).items():
+        for pair in (block or {}).get("pairs") or []:
+            sm = pair.get("summary") or {}
+            t.rows.append([str(judge),
+                           fmt.levels_label(pair.get("levels_a"), _short(pair.get("a", ""))),
+                           fmt.levels_label(pair.get("levels_b"), _short(pair.get("b", ""))),
+                           *(str(sm.get(k, fmt.DASH)) for k in ("n", "wins", "ties", "losses",
+                                                                "inconsistent")),
+                           fmt.pct(sm.get("win_rate")), fmt.pval(sm.get("sign_test_p"))])
+    if t.rows:
+        t.notes.append("win rate = (wins + ties/2) / decided; inconsistent = the verdict "
+                       "changed with the order of presentation (position bias)")
     return t
 
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 import email.utils
 import json
 import re
-import socket
 import time
 import urllib.error
 import urllib.request
@@ -85,10 +84,10 @@ def post_json(url: str, payload: Any, headers: Mapping[str, str], timeout: float
         failure, reason = classify(exc.code, text)
         return HttpReply(exc.code, None, text, time.monotonic() - start, failure, reason,
                          parse_retry_after(exc.headers.get("Retry-After") if exc.headers else None))
-    except (urllib.error.URLError, socket.timeout, TimeoutError, ConnectionError, OSError) as exc:
-        reason = getattr(exc, "reason", exc)
+    except (urllib.error.URLError, TimeoutError, ConnectionError, OSError) as exc:
+        why = str(getattr(exc, "reason", None) or exc)
         return HttpReply(None, None, "", time.monotonic() - start, "transient",
-                         f"network error: {reason}", None)
+                         f"network error: {why}", None)
     latency = time.monotonic() - start
     try:
         body = json.loads(text) if text.strip() else None

@@ -57,7 +57,6 @@ def all_cells(conditions: Sequence[Condition], cases: Sequence[Case], replicatio
     n_units = replications * len(cases)
     by_unit = shard is not None and n_units >= shard.n
     cells: list[Cell] = []
-    flat = 0
     for ci, cond in enumerate(conditions):
         for rep in range(1, replications + 1):
             for i, case in enumerate(cases):
@@ -65,10 +64,8 @@ def all_cells(conditions: Sequence[Condition], cases: Sequence[Case], replicatio
                     unit = (rep - 1) * len(cases) + i
                     number = unit if by_unit else unit * len(conditions) + ci
                     if number % shard.n != shard.k - 1:
-                        flat += 1
                         continue
                 cells.append(Cell(cond, case, rep))
-                flat += 1
     return cells
 
 

@@ -10,6 +10,7 @@ process-group kill, so it cannot honour the TERM/KILL contract; this tee is ~20 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -58,10 +59,8 @@ def read_capped(path: Path, limit: int = MAX_CAPTURE) -> tuple[str, str, bool]:
 
 
 def _kill_group(proc: subprocess.Popen[bytes], sig: int) -> None:
-    try:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(proc.pid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 def _tee(src: IO[bytes], sink: IO[bytes], prefix: str, echo: IO[str]) -> None:

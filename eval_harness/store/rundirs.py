@@ -97,14 +97,13 @@ def update_run_json(run: RunDir, eval_name: str, *, status: str, shard: str | No
         old: dict[str, Any] = read_json(run.path / "run.json") or {}
         shards = sorted(set(old.get("shards") or []) | ({shard} if shard else set()))
         now = utc_now()
-        record = RunRecord(
-            eval=eval_name, run_id=run.run_id, condition_id=run.condition.condition_id,
-            levels=run.condition.levels, replication=run.replication, config_digest=run.digest,
-            tool_version=__version__, started_at=old.get("started_at") or now,
-            finished_at=None if starting else now,
-            status=status,
-            shard=shard if len(shards) <= 1 else ",".join(shards),
-        )
+        record = RunRecord.model_validate({
+            "eval": eval_name, "run_id": run.run_id, "condition_id": run.condition.condition_id,
+            "levels": run.condition.levels, "replication": run.replication,
+            "config_digest": run.digest, "tool_version": __version__,
+            "started_at": old.get("started_at") or now, "finished_at": None if starting else now,
+            "status": status, "shard": shard if len(shards) <= 1 else ",".join(shards),
+        })
         data = record.model_dump()
         data.update(shards=shards, label=run.condition.label, hash_version=HASH_VERSION,
                     last_started_at=now if starting else old.get("last_started_at"))

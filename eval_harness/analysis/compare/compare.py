@@ -5,7 +5,8 @@ condition each; the reference may come from a baseline file). Every case falls i
 one status, decided in this order:
 
 - ``new`` (candidate only) / ``removed`` (reference only);
-- ``errored``: no usable attempt on at least one side;
+- ``errored``: no usable attempt on at least one side, because attempts errored;
+- ``unscored``: no pass/fail verdict on a side (no composite and no boolean judge);
 - ``modified``: the case definition changed (both sides carry case hashes and they differ)
   or the set of judges scoring it changed;
 - ``compared``: everything else — only these enter the tests.
@@ -79,6 +80,8 @@ def _status(ref: Mapping[str, Any] | None, cand: Mapping[str, Any] | None) -> tu
             s for s, r in (("reference", ref), ("candidate", cand)) if r["verdict"] == "errored"
         ]
         return "errored", "no usable attempt: " + " and ".join(sides)
+    if ref["verdict"] == "unscored" or cand["verdict"] == "unscored":
+        return "unscored", "no pass/fail verdict (composite unavailable, no boolean judge)"
     if ref["case_hashes"] and cand["case_hashes"] and ref["case_hashes"] != cand["case_hashes"]:
         return "modified", "case_hash changed"
     if ref["judges"] != cand["judges"]:
@@ -122,6 +125,7 @@ def compare_sides(
             "removed",
             "errored",
             "errored_candidate",
+            "unscored",
         )
     }
     rows: list[dict[str, Any]] = []

@@ -2,7 +2,8 @@
 
 - Ranking uses the cases every condition answered (at least one usable attempt each), so
   all conditions are scored on the same items; the others are listed as excluded.
-  Quality = mean over cases of the per-case mean composite, with a t CI over cases
+  Quality = mean over cases of the per-case mean composite (the per-case pass rate when no
+  composite is available: ``quality_metric`` says which), with a t CI over cases
   (df n − 1, clipped to [0, 1]); ties are broken by lower mean cost, then lower mean
   latency (per-case means over every case the condition answered; unknown cost is skipped).
 - Paired differences to the leader: per-case composite differences, paired t CI, and
@@ -53,9 +54,16 @@ def build_leaderboard(
     conds = condition_table(frame)
     cids = conds["condition_id"].astype(str).tolist()
     usable = cases[cases["verdict"] != "errored"]
+    metric = "composite"
     comp = usable.pivot_table(
         index="case_id", columns="condition_id", values="composite_mean", aggfunc="first"
     ).reindex(columns=cids)
+    if comp.dropna(axis=0, how="any").empty:
+        # No composite anywhere (e.g. a judge without score range): rank by pass rate.
+        metric = "pass_rate"
+        comp = usable.pivot_table(
+            index="case_id", columns="condition_id", values="pass_rate", aggfunc="first"
+        ).reindex(columns=cids)
     complete = comp.dropna(axis=0, how="any")
     excluded = sorted(set(cases["case_id"].astype(str)) - set(complete.index.astype(str)))
     costs = cases.groupby("condition_id")["cost_usd"].mean()
@@ -72,7 +80,7 @@ def build_leaderboard(
                 "condition_id": cid,
                 "levels": lv,
                 "label": _label(lv, cid),
-                "composite": _mean_ci(complete[cid].to_numpy()),
+                "quality": _mean_ci(complete[cid].to_numpy()),
                 "pass_rate": num(rates[cid].mean()) if len(rates) else None,
                 "cost_usd": num(costs.get(cid, math.nan)),
                 "latency_s": num(lats.get(cid, math.nan)),
@@ -84,7 +92,7 @@ def build_leaderboard(
             return sign * x if x is not None else math.inf
 
         return (
-            val(row["composite"]["mean"], -1.0),
+            val(row["quality"]["mean"], -1.0),
             val(row["cost_usd"], 1.0),
             val(row["latency_s"], 1.0),
         )
@@ -98,6 +106,7 @@ def build_leaderboard(
         "kind": "eval_harness.leaderboard",
         "alpha": alpha,
         "correction": "holm",
+        "quality_metric": metric,
         "n_cases": len(complete),
         "excluded_cases": excluded,
         "leader": rows[0]["condition_id"] if rows else None,

@@ -1,20 +1,24 @@
 """Pass/fail per sample and passed / failed / flaky / errored per (condition, case).
 
-Sample rule (``VerdictRule``):
+Sample rule (``VerdictRule``), first that applies:
 
-- with ``judges`` named (the gate/threshold judges), a sample passes when every one of them
-  has a normalised value ≥ ``pass_mark`` (booleans are 0/1, so "true");
-- otherwise it passes when its composite ≥ ``pass_mark``.
+1. with ``judges`` named (the gate/threshold judges), a sample passes when every one of them
+   has a normalised value ≥ ``pass_mark`` (booleans are 0/1, so "true");
+2. when the sample has a composite, it passes when the composite ≥ ``pass_mark``;
+3. when the composite is unavailable (not errored: e.g. a numeric judge without a score
+   range), it passes when every boolean judge is true — booleans are the natural gates;
+4. otherwise the sample is *unscored* (no verdict; never a fail, never an error).
 
 Default ``pass_mark = 0.5``: a single boolean judge then means "true", a numeric judge
 means "at least the middle of its score range", and a failed gate (which zeroes the
 composite, see store.records.JudgeScore.gate) always fails. A mark of 1.0 would fail any
 sample an LLM judge scored 4/5, which makes every nuanced judge look flaky.
 
-A sample is *errored* (no verdict, never a fail) when its case run errored or its composite
-is missing/errored. Per (condition, case) over its attempts (replications):
-``passed`` = every usable attempt passes, ``failed`` = none does, ``flaky`` = some do,
-``errored`` = no usable attempt.
+A sample is *errored* (no verdict, never a fail) when its case run errored, its composite
+is flagged errored, or (rule 1) a named judge errored or is missing. Per (condition, case)
+over its attempts (replications): ``passed`` = every usable attempt passes, ``failed`` =
+none does, ``flaky`` = some do, ``errored`` = no usable attempt and at least one errored,
+``unscored`` = no usable attempt and none errored.
 """
 
 from __future__ import annotations
@@ -46,7 +50,7 @@ class VerdictRule:
 
     def describe(self) -> dict[str, object]:
         """JSON description written next to the results."""
-        basis = "judges" if self.judges else "composite"
+        basis = "judges" if self.judges else "composite (else all boolean judges true)"
         return {"basis": basis, "pass_mark": float(self.pass_mark), "judges": list(self.judges)}
 
 
@@ -101,21 +105,32 @@ def sample_table(frame: pd.DataFrame, rule: VerdictRule | None = None) -> pd.Dat
     out.loc[no_comp, "composite"] = out.loc[no_comp, "_mean"].where(
         ~out.loc[no_comp, "_err"].fillna(False).astype(bool)
     )
-    out["errored"] = (
-        (out["case_status"].astype(str) == "errored")
-        | out["_comp_err"].fillna(False).astype(bool)
-        | out["composite"].isna()
-    )
+    out["errored"] = (out["case_status"].astype(str) == "errored") | out["_comp_err"].fillna(
+        False
+    ).astype(bool)
     if rule.judges:
         wanted = df[df["judge"].isin(rule.judges)]
-        per = wanted.pivot_table(index=keys, columns="judge", values="_norm", aggfunc="first")
-        per = per.reindex(columns=list(rule.judges))
+        per = wanted.pivot_table(
+            index=keys, columns="judge", values="_norm", aggfunc="first", dropna=False
+        ).reindex(columns=list(rule.judges))
         ok = (per >= rule.pass_mark - _TOL).all(axis=1) & per.notna().all(axis=1)
         judge_err = per.isna().any(axis=1)
         passed = ok.reindex(out.index).fillna(False).astype(float)
         out["errored"] = out["errored"] | judge_err.reindex(out.index).fillna(True).astype(bool)
     else:
         passed = (out["composite"] >= rule.pass_mark - _TOL).astype(float)
+        passed = passed.where(out["composite"].notna(), np.nan)
+        # Rule 3: no composite -> every boolean judge true (when there are booleans).
+        if "kind" in judges_df.columns:
+            booleans = judges_df[judges_df["kind"] == "boolean"]
+            if not booleans.empty:
+                b = booleans.groupby(keys, sort=False).agg(
+                    _all=(
+                        "_norm",
+                        lambda v: float((v >= 1.0 - _TOL).all()) if v.notna().all() else np.nan,
+                    )
+                )["_all"]
+                passed = passed.fillna(b.reindex(out.index))
     out["passed"] = passed.where(~out["errored"], np.nan)
     out["judges"] = out["judges"].fillna("")
     out["case_hash"] = out["case_hash"].fillna("").astype(str)
@@ -123,9 +138,9 @@ def sample_table(frame: pd.DataFrame, rule: VerdictRule | None = None) -> pd.Dat
     return out[cols].reset_index()
 
 
-def _verdict(n_usable: int, n_pass: int) -> str:
+def _verdict(n_usable: int, n_pass: int, n_errored: int) -> str:
     if n_usable == 0:
-        return "errored"
+        return "errored" if n_errored else "unscored"
     if n_pass == n_usable:
         return "passed"
     return "failed" if n_pass == 0 else "flaky"
@@ -135,7 +150,7 @@ def case_verdicts(samples: pd.DataFrame) -> pd.DataFrame:
     """Per (condition_id, case_id): n_attempts, n_errored, n_usable, n_pass, pass_rate,
     composite_mean, composite_values (list), verdict, case_hashes (sorted non-empty hashes,
     comma-joined), judges (union over usable attempts), latency_s / cost_usd means."""
-    usable = samples[~samples["errored"]]
+    usable = samples[samples["passed"].notna()]
     keys = ["condition_id", "case_id"]
     allg = samples.groupby(keys, sort=False)
     out = allg.agg(
@@ -160,5 +175,8 @@ def case_verdicts(samples: pd.DataFrame) -> pd.DataFrame:
     out["pass_rate"] = [
         (p / u) if u else math.nan for p, u in zip(out["n_pass"], out["n_usable"], strict=True)
     ]
-    out["verdict"] = [_verdict(u, p) for u, p in zip(out["n_usable"], out["n_pass"], strict=True)]
+    out["verdict"] = [
+        _verdict(u, p, e)
+        for u, p, e in zip(out["n_usable"], out["n_pass"], out["n_errored"], strict=True)
+    ]
     return out.reset_index()

@@ -59,19 +59,24 @@ def cell_means(df: pd.DataFrame, factors: Sequence[str], response: str, case: st
 def _balanced_array(
     cm: pd.DataFrame, factors: Sequence[str], levels: Sequence[tuple[Any, ...]], response: str, case: str
 ) -> tuple[np.ndarray, list[dict[str, Any]]]:
+    """Cases × cells array of the complete cases, and the incomplete ones with their gaps."""
     cells = list(itertools.product(*levels))
     cases = list(pd.unique(cm[case]))
-    table = cm.set_index([case, *factors])[response]
-    lookup = dict(zip(table.index, table.to_numpy(), strict=True))
-    rows, excluded = [], []
-    for c in cases:
-        vals = [lookup.get((c, *cell)) for cell in cells]
-        miss = [dict(zip(factors, cell, strict=True)) for cell, v in zip(cells, vals, strict=True) if v is None]
-        if miss:
-            excluded.append({"case_id": c, "reason": "missing cells", "missing": miss})
-        else:
-            rows.append(vals)
-    y = np.array(rows, dtype=float).reshape((len(rows), *[len(lv) for lv in levels]))
+    keys = pd.MultiIndex.from_frame(cm[list(factors)])
+    col = pd.MultiIndex.from_tuples(cells).get_indexer(keys)
+    row = pd.Index(cases).get_indexer(cm[case])
+    table = np.full((len(cases), len(cells)), np.nan)
+    table[row, col] = cm[response].to_numpy(dtype=float)
+    complete = ~np.isnan(table).any(axis=1)
+    excluded = [
+        {
+            "case_id": cases[i],
+            "reason": "missing cells",
+            "missing": [dict(zip(factors, cells[j], strict=True)) for j in np.flatnonzero(np.isnan(table[i]))],
+        }
+        for i in np.flatnonzero(~complete)
+    ]
+    y = table[complete].reshape((int(complete.sum()), *[len(lv) for lv in levels]))
     return y, excluded
 
 

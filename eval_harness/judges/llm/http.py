@@ -17,6 +17,7 @@ Anthropic a forced tool call whose ``input_schema`` is the verdict schema.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import threading
@@ -114,10 +115,8 @@ def _post(url: str, headers: dict[str, str], body: dict[str, Any],
                 raise LLMError(last, exc.code) from None
             retry_after = exc.headers.get("Retry-After") if exc.headers else None
             if retry_after:
-                try:
+                with contextlib.suppress(ValueError):
                     delay = min(policy.max_delay, float(retry_after))
-                except ValueError:
-                    pass
         except (urllib.error.URLError, TimeoutError, ConnectionError) as exc:
             last = f"connection failed: {getattr(exc, 'reason', exc)}"
         if attempt + 1 < policy.attempts:
@@ -203,10 +202,7 @@ def complete(ref: ModelRef, system: str, user: str, *, schema: dict[str, Any] | 
     with _LOCK:
         if ref.name in _NO_TEMPERATURE:
             temperature = None
-        if ref.name in _NO_SCHEMA:
-            schema_sent = None
-        else:
-            schema_sent = schema
+        schema_sent = None if ref.name in _NO_SCHEMA else schema
     build = _anthropic_body if ref.provider == "anthropic" else _openai_body
     for _ in range(3):  # at most: as asked, without temperature, without response_format
         body = build(ref, system, user, schema_sent, temperature, max_tokens)

@@ -10,14 +10,20 @@ records the judge model, the temperature actually used, tokens and cost.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from eval_harness.judges.cache import VerdictCache, cache_key
 from eval_harness.judges.llm import verdict
 from eval_harness.judges.llm.http import LLMError, RetryPolicy, complete
 from eval_harness.judges.llm.prompting import (
-    KEY_TOKEN, Fence, as_text, new_fence, render, reply_format, system_prompt,
+    KEY_TOKEN,
+    Fence,
+    as_text,
+    new_fence,
+    render,
+    reply_format,
+    system_prompt,
 )
 from eval_harness.judges.llm.providers import ModelRef
 from eval_harness.judges.values import JudgeFailure, Outcome
@@ -50,7 +56,7 @@ class LLMSettings:
     temperature: float | None = 0.0
     max_tokens: int = 1024
     cost_per_mtok: tuple[float, float] | None = None  # USD per million (input, output) tokens
-    policy: RetryPolicy = RetryPolicy()
+    policy: RetryPolicy = field(default_factory=RetryPolicy)
     fence: bool = True  # False only to demonstrate injection in tests
 
 
@@ -65,12 +71,12 @@ class LLMJudge:
 
     def __init__(self, name: str, template: str, settings: LLMSettings,
                  rng: tuple[float, float] | None, cache: VerdictCache,
-                 reference: Any = None) -> None:
+                 reference: Any = None, kind: str | None = None) -> None:
         self.name = name
         self.template = template
         self.settings = settings
         self.rng = rng
-        self.kind = "numeric" if rng is not None else "boolean"
+        self.kind = kind or ("numeric" if rng is not None else "boolean")
         self.cache = cache
         self.reference = reference  # a template for reference_correctness, else None
 

@@ -41,7 +41,9 @@ def _write_run_dirs(root: Path, frame: pd.DataFrame) -> None:
 
 
 @pytest.mark.parametrize("compact", [True, False])
-def test_round_trip_gives_an_equal_frame(make_frame: Builder, tmp_path: Path, compact: bool) -> None:
+def test_round_trip_gives_an_equal_frame(
+    make_frame: Builder, tmp_path: Path, compact: bool
+) -> None:
     frame = _frame(make_frame)
     _write_run_dirs(tmp_path / "runs", frame)
     path = tmp_path / "baseline.json"
@@ -85,7 +87,9 @@ def test_comparison_from_a_baseline_needs_no_run_dirs(make_frame: Builder, tmp_p
         ({"runs": [{"run_id": "r", "condition_id": "c", "samples": [{"judges": {}}]}]}, "case_id"),
     ],
 )
-def test_invalid_files_name_the_file(tmp_path: Path, make_frame: Builder, patch: dict, match: str) -> None:
+def test_invalid_files_name_the_file(
+    tmp_path: Path, make_frame: Builder, patch: dict, match: str
+) -> None:
     path = tmp_path / "bad.json"
     doc = export_baseline(make_frame({("m1",): {"a": [1]}}), path)
     doc.update(patch)

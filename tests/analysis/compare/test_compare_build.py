@@ -19,8 +19,20 @@ Builder = Callable[..., pd.DataFrame]
 def _two_models(make_frame: Builder, **kw: Any) -> pd.DataFrame:
     return make_frame(
         {
-            ("m1",): {"a": [1, 1, 1], "b": [1, 0, 1], "c": [0, 0, 0], "d": [1, 1, 1], "e": [1, 1, 1]},
-            ("m2",): {"a": [1, 0, 1], "b": [0, 0, 0], "c": [1, 1, 1], "d": [1, 1, 1], "f": [1, 1, 1]},
+            ("m1",): {
+                "a": [1, 1, 1],
+                "b": [1, 0, 1],
+                "c": [0, 0, 0],
+                "d": [1, 1, 1],
+                "e": [1, 1, 1],
+            },
+            ("m2",): {
+                "a": [1, 0, 1],
+                "b": [0, 0, 0],
+                "c": [1, 1, 1],
+                "d": [1, 1, 1],
+                "f": [1, 1, 1],
+            },
         },
         **kw,
     )
@@ -47,8 +59,9 @@ def test_reference_comparison_lists_and_flags(make_frame: Builder) -> None:
 
 
 def test_modified_and_errored_cases_are_never_regressions(make_frame: Builder) -> None:
-    new = make_frame({("m1",): {"a": [0, 0], "b": [None, None], "c": [1, 1]}},
-                     case_hash={"a": "changed"})
+    new = make_frame(
+        {("m1",): {"a": [0, 0], "b": [None, None], "c": [1, 1]}}, case_hash={"a": "changed"}
+    )
     old = make_frame({("m1",): {"a": [1, 1], "b": [1, 1], "c": [1, 1]}})
     doc = build_comparisons(new, baseline_frame=old)
     (comp,) = doc["comparisons"]
@@ -136,7 +149,10 @@ def test_reference_selection(make_frame: Builder) -> None:
 def test_cluster_robust_se_from_case_tag(make_frame: Builder) -> None:
     tags = {c: {"cluster": "g1" if c in "ab" else "g2"} for c in "abcd"}
     frame = make_frame(
-        {("m1",): {c: [0.9] for c in "abcd"}, ("m2",): {"a": [0.5], "b": [0.7], "c": [0.9], "d": [0.6]}},
+        {
+            ("m1",): {c: [0.9] for c in "abcd"},
+            ("m2",): {"a": [0.5], "b": [0.7], "c": [0.9], "d": [0.6]},
+        },
         case_tags=tags,
     )
     comp = build_comparisons(frame)["comparisons"][0]["composite"]

@@ -127,7 +127,9 @@ def test_monte_carlo_agrees_with_exact_and_reproduces() -> None:
     exact = stratified_permutation_test(cases)
     seed = seed_from_ids("runs:abc", "runs:def")
     mc = stratified_permutation_test(cases, method="monte-carlo", seed=seed, n_permutations=20_000)
-    again = stratified_permutation_test(cases, method="monte-carlo", seed=seed, n_permutations=20_000)
+    again = stratified_permutation_test(
+        cases, method="monte-carlo", seed=seed, n_permutations=20_000
+    )
     assert mc.method == "monte-carlo" and mc.seed == seed and mc.n_permutations == 20_000
     assert mc.p == again.p  # same seed, same answer
     assert mc.p == pytest.approx(exact.p, abs=0.015)  # 4 SE at p ~ 0.3
@@ -146,7 +148,9 @@ def test_unequal_attempts_over_many_cases_fall_back_to_monte_carlo() -> None:
     cases = []
     for _ in range(400):
         n_a, n_b = int(rng.integers(1, 14)), int(rng.integers(1, 14))
-        cases.append(CaseCounts(n_a, int(rng.integers(0, n_a + 1)), n_b, int(rng.integers(0, n_b + 1))))
+        cases.append(
+            CaseCounts(n_a, int(rng.integers(0, n_a + 1)), n_b, int(rng.integers(0, n_b + 1)))
+        )
     assert not exact_feasible(cases)
     res = stratified_permutation_test(cases, n_permutations=2_000, seed=7)
     assert res.method == "monte-carlo" and res.seed == 7

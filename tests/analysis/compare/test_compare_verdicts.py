@@ -69,3 +69,24 @@ def test_missing_composite_row_falls_back_to_judge_mean(make_frame: Builder) -> 
     samples = sample_table(frame).set_index("case_id")
     assert samples.loc["a", "composite"] == pytest.approx(0.6)
     assert _verdicts(frame) == {"a": "passed", "b": "failed"}
+
+
+def test_unavailable_composite_falls_back_to_booleans_or_unscored(make_frame: Builder) -> None:
+    from eval_harness.analysis.compare.build import build_comparisons
+    from eval_harness.analysis.compare.gate import gate
+
+    frame = make_frame({("m1",): {"a": [1.0], "b": [0.0]}, ("m2",): {"a": [0.0], "b": [0.0]}})
+    # Composite not computable (no score range) but not errored: NaN without the flag.
+    frame.loc[frame["judge"] == "composite", "value"] = np.nan
+    assert _verdicts(frame[frame["condition_id"] == frame["condition_id"].iloc[0]]) == {
+        "a": "unscored",
+        "b": "unscored",
+    }
+    with_bool = frame.copy()
+    with_bool.loc[with_bool["judge"] == "correct", "kind"] = "boolean"
+    doc = build_comparisons(with_bool)
+    assert doc["comparisons"][0]["regressed"] == ["a"]
+    doc = build_comparisons(frame)
+    comp = doc["comparisons"][0]
+    assert comp["unscored"] == ["a", "b"] and comp["errored"] == []
+    assert gate(doc) == (False, [])

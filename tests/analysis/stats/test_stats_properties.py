@@ -21,7 +21,7 @@ def test_factor_and_level_permutations_leave_terms_unchanged(seed, shape, method
     k = len(shape)
     y = rng.normal(size=(7, *shape)) + rng.normal(size=(7,) + (1,) * k)
     names = ["A", "B", "C"][:k]
-    levels = [[f"{n}{i}" for i in range(s)] for n, s in zip(names, shape)]
+    levels = [[f"{n}{i}" for i in range(s)] for n, s in zip(names, shape, strict=True)]
     base = anova_balanced(y, names, levels, method=method)
     fac_perm = data.draw(st.permutations(range(k)))
     lvl_perms = [data.draw(st.permutations(range(s))) for s in shape]

@@ -1,0 +1,205 @@
+"""Assemble `anova.json` (DESIGN.md contract; every field in docs/statistics.md).
+
+    frame (loader) ─► design check ─► ANOVA (rm | lmm) ─► correction over terms
+          ─► contrasts per factor (+ simple effects) ─► per-judge screen (BH family)
+          ─► variance components ─► power (MDE) ─► condition summaries, Pareto
+
+Degenerate data never raise: terms without a finite p go to `excluded_terms` with a
+reason, and the document stays valid against `schema/anova.schema.json`.
+"""
+
+from __future__ import annotations
+
+import datetime as _dt
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from eval_harness import __version__
+from eval_harness.analysis.build_parts import (
+    contrasts_block,
+    dropped_terms,
+    parse_simple_effects,
+    per_judge_block,
+    simple_effects_block,
+    term_order,
+    term_table,
+)
+from eval_harness.analysis.composite import coerce_judge_specs
+from eval_harness.analysis.design import DesignCheck, design_check, finite_or_none, usable_rows
+from eval_harness.analysis.power import mde, variance_from_components
+from eval_harness.analysis.stats import (
+    LMM_LABEL,
+    RM_LABEL,
+    AnovaResult,
+    anova_balanced,
+    anova_frame,
+    canonical_correction,
+    replication_variance,
+)
+from eval_harness.analysis.stats.balanced import check_method
+from eval_harness.analysis.summaries import condition_summaries, errored_samples, pareto_frontier
+from eval_harness.errors import UsageError
+
+SCHEMA_VERSION = 1
+SPHERICITY = {"rm": "greenhouse-geisser", "lmm": "compound symmetry (assumed)"}
+POWER_TARGET = 0.8
+
+
+def _now() -> str:
+    return _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+def _fit(dc: DesignCheck, method: str, keep_incomplete: bool, frame: pd.DataFrame,
+         response: str) -> tuple[AnovaResult | None, list[dict[str, Any]]]:
+    """The ANOVA of the kept factors, and the excluded cases."""
+    if not dc.kept:
+        return None, dc.excluded_cases
+    if keep_incomplete:
+        rows = usable_rows(frame, response)[["case_id", *dc.kept, "value"]]
+        res, _ = anova_frame(rows, dc.kept, response="value", method="lmm",
+                             keep_incomplete=True, levels=dc.levels)
+        return res, []
+    return anova_balanced(dc.y, dc.kept, [dc.levels[f] for f in dc.kept], method), dc.excluded_cases
+
+
+def _power(vc: Mapping[str, Any], n: int, k: int, alpha: float) -> dict[str, Any] | None:
+    if vc.get("residual") is None or n < 2 or k < 1:
+        return None
+    prior = variance_from_components(vc, k)
+    return {
+        "mde": mde(prior.case_var, prior.resid_var, n, k, alpha, POWER_TARGET),
+        "mde_t": mde(prior.case_var, prior.resid_var, n, k, alpha, POWER_TARGET, t=True),
+        "alpha": alpha,
+        "target_power": POWER_TARGET,
+        "n_cases": n,
+        "replications": k,
+        "case_var": prior.case_var,
+        "resid_var": prior.resid_var,
+        "note": prior.note,
+        "formula": "(z_{1-alpha/2} + z_power) * sqrt((case_var + 2*resid_var/K) / n)",
+    }
+
+
+def build_anova(
+    frame: pd.DataFrame,
+    *,
+    response: str = "composite",
+    method: str = "rm",
+    correction: str = "holm",
+    alpha: float = 0.05,
+    per_judge: bool = False,
+    keep_incomplete: bool = False,
+    simple_effects: Any = None,
+    judge_specs: Any = None,
+) -> dict[str, Any]:
+    """The `anova.json` document (a JSON-ready dict) for `response` of a tidy frame."""
+    method = check_method(method)
+    correction = canonical_correction(correction)
+    if not (isinstance(alpha, (int, float)) and 0.0 < alpha < 1.0):
+        raise UsageError(f"alpha must lie in (0, 1), got {alpha!r}")
+    if keep_incomplete and method != "lmm":
+        raise UsageError("keeping incomplete cases needs the fitted model",
+                         hint="use --method lmm with --keep-incomplete")
+    specs = coerce_judge_specs(judge_specs) or {}
+    dc = design_check(frame, response)
+    res, excluded_cases = _fit(dc, method, keep_incomplete, frame, response)
+    order = term_order(dc.factors)
+    excluded_terms = dropped_terms(dc.factors, dc.kept)
+    terms: dict[str, dict[str, Any]] = {}
+    family = 0
+    notes = list(dc.notes)
+    if res is not None:
+        terms, family = term_table(res, correction, alpha)
+        excluded_terms += [{"term": e.term, "reason": e.reason} for e in res.excluded_terms]
+        notes += list(res.notes)
+    elif dc.factors:
+        notes.append("no factor has 2 observed levels: nothing to test")
+    else:
+        notes.append("no factors recorded: nothing to test")
+    excluded_terms.sort(key=lambda e: order.get(e["term"], len(order)))
+    y = dc.y
+    if keep_incomplete and dc.excluded_cases:
+        notes.append("contrasts use the complete cases only (the fitted model keeps all cases)")
+    contrasts = contrasts_block(y, dc.kept, dc.levels, method, correction, alpha, terms) if dc.kept else {}
+    se_pairs = parse_simple_effects(simple_effects, dc.kept, terms)
+    n_cases = res.n_cases if res is not None else int(y.shape[0])
+    kinds = frame.groupby("judge", sort=False)["kind"].first() if len(frame) else pd.Series(dtype=object)
+    pairwise = sorted({str(j) for j, k in kinds.items() if k == "pairwise"}
+                      | {n for n, s in specs.items() if s.pairwise})
+    vc = _variance_components(res, frame, response, dc)
+    doc: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION,
+        "response": response,
+        "design": {
+            "factors": {f: list(dc.levels[f]) for f in dc.kept},
+            "dropped_factors": dc.dropped,
+            "n_conditions": int(np.prod([len(dc.levels[f]) for f in dc.kept])) if dc.kept else 0,
+            "n_cases": n_cases,
+            "n_cases_total": dc.n_cases_total,
+            "replications": dc.replications,
+            "replications_min": dc.replications_min,
+            "balanced": dc.balanced,
+        },
+        "method": {
+            "name": method,
+            "label": RM_LABEL if method == "rm" else LMM_LABEL,
+            "sphericity": SPHERICITY[method],
+            "fit": res.fit if res is not None else "not fitted",
+        },
+        "correction": correction,
+        "alpha": alpha,
+        "family_size": family,
+        "terms": terms,
+        "excluded_terms": excluded_terms,
+        "excluded_cases": excluded_cases,
+        "contrasts": contrasts,
+        "simple_effects": simple_effects_block(y, dc.kept, dc.levels, method, correction, alpha, se_pairs)
+        if se_pairs and y.shape[0] >= 2 else [],
+        "variance_components": vc,
+        "power": _power(vc, n_cases, dc.replications, alpha),
+        "errored_samples": errored_samples(frame, response),
+        "pairwise_judges_excluded": pairwise,
+        "notes": notes,
+        "issues": list(frame.attrs.get("issues", [])),
+        "generated_at": _now(),
+        "tool_version": __version__,
+    }
+    summaries = condition_summaries(frame, response, dc.factors, frame.attrs.get("levels", {}),
+                                    frame.attrs.get("run_costs", ()))
+    doc["condition_summaries"] = summaries
+    doc["pareto"] = pareto_frontier(summaries)
+    if per_judge:
+        judges = [str(j) for j, k in kinds.items() if k not in ("composite", "pairwise")]
+        doc["per_judge"] = per_judge_block(frame, judges, dc.kept, dc.levels, method, alpha, keep_incomplete)
+    return jsonable(doc)  # type: ignore[no-any-return]
+
+
+def _variance_components(res: AnovaResult | None, frame: pd.DataFrame, response: str,
+                         dc: DesignCheck) -> dict[str, float | None]:
+    """σ²_case and σ² of the ANOVA on cell means; σ²_rep from the replicate-level data."""
+    rep: float | None = None
+    if dc.factors and dc.replications >= 2:
+        rows = usable_rows(frame, response)
+        rep = replication_variance(rows, dc.factors, response="value")
+    return {
+        "case": finite_or_none(res.case_variance) if res is not None else None,
+        "residual": finite_or_none(res.residual_variance) if res is not None else None,
+        "replication": finite_or_none(rep),
+    }
+
+
+def jsonable(x: Any) -> Any:
+    """Plain JSON types: numpy scalars unwrapped, NaN/inf → null, tuples → lists."""
+    if isinstance(x, dict):
+        return {str(k): jsonable(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [jsonable(v) for v in x]
+    if isinstance(x, np.generic):
+        x = x.item()
+    if isinstance(x, float) and not math.isfinite(x):
+        return None
+    return x

@@ -1,0 +1,105 @@
+"""``orchestrate.py report``: regenerate reports from existing analysis output and runs.
+
+Reads ``anova.json`` (required) and, when present, ``comparisons.json``,
+``leaderboard.json``, ``thresholds.json`` and ``pairwise.json`` from the output directory,
+loads the run directories (for pass rates, latency, cost, the case grid and the per-case
+drill-down) and writes report.md / report.json / report.html. Nothing is run or re-judged;
+a missing leaderboard is recomputed from the runs (cheap and deterministic).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from eval_harness.errors import AnalysisError, UsageError
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Arguments of the ``report`` subcommand."""
+    p = argparse.ArgumentParser(
+        prog="orchestrate.py report",
+        description="Regenerate report.md / report.json / report.html from analysis output "
+        "(anova.json, comparisons.json) and run directories, without running anything.")
+    p.add_argument("--output", metavar="DIR",
+                   help="analysis directory holding anova.json (default: the only "
+                        "analysis/<eval>/ that has one)")
+    p.add_argument("--runs", nargs="+", metavar="DIR", default=None,
+                   help="run directories root(s) (default: runs/)")
+    p.add_argument("--format", default="md,json,html", metavar="LIST",
+                   help="comma-separated: md, json, html (default: all)")
+    p.add_argument("--all-cases", action="store_true",
+                   help="console: show every case in the case grid, not only differing ones")
+    p.add_argument("--quiet", action="store_true", help="do not print the console report")
+    p.add_argument("--debug", action="store_true", help="full tracebacks on errors")
+    return p
+
+
+def _default_output() -> Path:
+    found = sorted(p.parent for p in Path("analysis").glob("*/anova.json"))
+    if len(found) == 1:
+        return found[0]
+    raise UsageError("--output DIR is required" + (f" ({len(found)} analysis directories found)"
+                                                   if found else ""),
+                     hint="orchestrate.py report --output analysis/<eval>/")
+
+
+def _load(path: Path, *, required: bool = False) -> Any:
+    if not path.is_file():
+        if required:
+            raise UsageError(f"{path} not found",
+                             hint="run orchestrate.py --analyze-only runs/<eval>/ first")
+        return None
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise UsageError(f"{path}: cannot read JSON ({exc})") from exc
+
+
+def main(argv: list[str]) -> int:
+    """Run the subcommand; return the exit code (0, or 2 via UsageError)."""
+    args = build_parser().parse_args(argv)
+    from eval_harness.reports.writer import parse_formats
+
+    formats = parse_formats(args.format)
+    out = Path(args.output) if args.output else _default_output()
+    anova = _load(out / "anova.json", required=True)
+    comparisons = _load(out / "comparisons.json")
+    leaderboard = _load(out / "leaderboard.json")
+    if leaderboard is None and isinstance(comparisons, dict):
+        leaderboard = comparisons.get("leaderboard")
+    thresholds = _load(out / "thresholds.json")
+    if isinstance(thresholds, dict):
+        thresholds = thresholds.get("results")
+    pairwise = _load(out / "pairwise.json")
+    roots = [Path(r) for r in (args.runs or ["runs"])]
+    missing = [str(r) for r in roots if not r.is_dir()]
+    if missing:
+        raise UsageError(f"run directory not found: {', '.join(missing)}",
+                         hint="pass --runs DIR (the runs root used by the analysis)")
+    from eval_harness.analysis.loader import load_runs
+
+    frame = load_runs([str(r) for r in roots])
+    if frame.empty:
+        raise AnalysisError(f"no runs found under {', '.join(map(str, roots))}")
+    if leaderboard is None:
+        from eval_harness.analysis.compare.leaderboard import build_leaderboard
+
+        leaderboard = build_leaderboard(frame)
+    from rich.console import Console
+
+    from eval_harness.reports.console import print_console
+    from eval_harness.reports.writer import write_reports
+
+    inputs: dict[str, Any] = {"anova": anova, "frame": frame, "comparisons": comparisons,
+                              "leaderboard": leaderboard, "thresholds": thresholds,
+                              "pairwise": pairwise}
+    written = write_reports(out, **inputs, runs_root=roots, formats=formats)
+    console = Console(highlight=False)
+    if not args.quiet:
+        print_console(console, **inputs, show_all_cases=args.all_cases)
+    for fmt_name, path in written.items():
+        console.print(f"wrote {fmt_name}: {path}", highlight=False, markup=False)
+    return 0

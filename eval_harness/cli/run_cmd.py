@@ -1,0 +1,61 @@
+"""``orchestrate.py --config eval.yaml``: run the matrix (resumable), then analyse.
+
+Exit codes: whatever analysis returns (0/1) after a full run; 2 on a config error (raised
+before anything runs); 3 when quota/auth failures stopped the run (QuotaExhausted, raised
+by the engine after keeping finished work); 130 on Ctrl-C (KeyboardInterrupt reaches
+``cli/main.py`` after the engine cleaned up).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from eval_harness.errors import UsageError
+from eval_harness.matrix.experiment import prepare
+from eval_harness.runner.engine import EngineOptions, describe, execute
+from eval_harness.runner.shard import parse_shard
+
+
+def options_from_args(args: argparse.Namespace) -> EngineOptions:
+    """EngineOptions from the parsed flags."""
+    if args.concurrency is not None and args.concurrency < 1:
+        raise UsageError("--concurrency must be >= 1", hint="e.g. --concurrency 4")
+    if args.force and args.retry_errors:
+        raise UsageError("--force and --retry-errors exclude each other",
+                         hint="--force reruns everything; --retry-errors only errored cells")
+    return EngineOptions(
+        runs_dir=Path(args.runs_dir), concurrency=args.concurrency or 4, force=args.force,
+        retry_errors=args.retry_errors, shard=parse_shard(args.shard), order=args.order,
+        seed=args.seed, verbose=args.verbose,
+        progress="off" if getattr(args, "json", False) else "auto",
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run every pending cell of the matrix, then analyse and report."""
+    options = options_from_args(args)
+    exp = prepare(args.config, cases=args.cases, limit=args.limit, condition_specs=args.condition)
+    if not args.no_judge_check:
+        from eval_harness.judges.preflight import check_judge_models
+
+        check_judge_models(exp)
+    from eval_harness.judges.scorer import build_scorer
+
+    scorer = build_scorer(exp)
+    summary = execute(exp, scorer, options)
+    info = describe(summary)
+    shard = f" (shard {options.shard})" if options.shard else ""
+    print(f"[eval] {exp.name}{shard}: {info['ran']} of {info['cells']} cells run "
+          f"({info['ok']} ok, {info['errored']} errored), {info['skipped_complete']} already "
+          f"complete, {info['skipped_errored']} errored kept (--retry-errors reruns them), "
+          f"{info['stale_rerun']} stale rerun; runs in {summary.eval_dir}", file=sys.stderr)
+    if getattr(args, "json", False) and args.no_analysis:
+        print(json.dumps(info))
+    if args.no_analysis:
+        return 0
+    from eval_harness.cli.pipeline import analyze_and_report
+
+    return analyze_and_report(args, exp, summary.eval_dir)

@@ -1,0 +1,137 @@
+"""Per-case drill-down: input, answers and judge rationales read from the run directories.
+
+For each case (differing cases first, as in the grid; at most ``MAX_CASES``) a ``<details>``
+block shows the resolved input once, then per condition and replication (at most
+``MAX_REPS``) the answer (``outputs.json`` → ``output``), the run status and every judge's
+value and rationale (``record.json`` → ``scores``). Long texts are truncated; everything
+is escaped. Run directories are looked up as ``<runs_root>/<run_id>`` or
+``<runs_root>/<eval>/<run_id>``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from eval_harness.reports import fmt
+from eval_harness.reports.html.sections import esc
+from eval_harness.reports.summaries import cell_text
+
+MAX_CASES = 100
+MAX_REPS = 3
+MAX_INPUT = 2000
+MAX_ANSWER = 1500
+MAX_RATIONALE = 600
+MAX_FILE_BYTES = 5_000_000
+
+
+def _read_json(path: Path) -> Any:
+    """Parsed JSON, or None when missing, too large or unreadable (never raises)."""
+    try:
+        if not path.is_file() or path.stat().st_size > MAX_FILE_BYTES:
+            return None
+        return json.loads(path.read_text(encoding="utf-8", errors="replace"))
+    except (OSError, ValueError):
+        return None
+
+
+def _run_dirs(frame: pd.DataFrame, roots: list[Path]) -> dict[str, Path]:
+    out: dict[str, Path] = {}
+    cols = [c for c in ("eval", "run_id") if c in frame.columns]
+    if "run_id" not in cols:
+        return out
+    for row in frame[cols].drop_duplicates().itertuples(index=False):
+        rid = str(row.run_id)
+        ev = str(getattr(row, "eval", ""))
+        for cand in (p for root in roots for p in (root / rid, root / ev / rid)):
+            if cand.is_dir():
+                out[rid] = cand
+                break
+    return out
+
+
+def _pre(text: Any, limit: int) -> str:
+    if not isinstance(text, str):
+        text = json.dumps(text, indent=2, ensure_ascii=False, default=str)
+    return f"<pre>{esc(fmt.truncate(text, limit))}</pre>"
+
+
+def _judges(scores: Mapping[str, Any]) -> str:
+    if not scores:
+        return '<p class="na">no judge scores</p>'
+    rows = []
+    for name, s in scores.items():
+        s = s if isinstance(s, Mapping) else {"value": s}
+        value = "errored: " + str(s.get("error") or "") if s.get("errored") else s.get("value")
+        rows.append(f"<tr><td>{esc(name)}</td><td>{esc(value)}</td>"
+                    f"<td>{esc(fmt.truncate(s.get('rationale') or '', MAX_RATIONALE))}</td></tr>")
+    return ("<table><thead><tr><th>judge</th><th>value</th><th>rationale</th></tr></thead>"
+            f"<tbody>{''.join(rows)}</tbody></table>")
+
+
+def _attempt(case_dir: Path, rep: int) -> str:
+    record = _read_json(case_dir / "record.json")
+    record = record if isinstance(record, dict) else {}
+    outputs = _read_json(case_dir / "outputs.json")
+    status = record.get("status", "unknown")
+    head = f"replication {rep} · status {status}"
+    if record.get("reason"):
+        head += f" · {record['reason']}"
+    answer = outputs.get("output") if isinstance(outputs, Mapping) else None
+    body = _pre(answer, MAX_ANSWER) if answer is not None else '<p class="na">no answer</p>'
+    raw = record.get("scores")
+    scores: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
+    return f'<p class="note">{esc(head)}</p>{body}{_judges(scores)}'
+
+
+def drilldown_html(report: Mapping[str, Any], frame: pd.DataFrame,
+                   runs_root: Path | Sequence[Path] | None) -> str:
+    """The drill-down section body (``not available`` without run directories)."""
+    roots = [] if runs_root is None else (
+        [Path(runs_root)] if isinstance(runs_root, (str, Path)) else [Path(r) for r in runs_root])
+    roots = [r for r in roots if r.is_dir()]
+    if not roots:
+        return f'<p class="na">{esc(fmt.NOT_AVAILABLE)} (no run directories given)</p>'
+    dirs = _run_dirs(frame, roots)
+    if not dirs:
+        return f'<p class="na">{esc(fmt.NOT_AVAILABLE)} (run directories not found)</p>'
+    conds = report.get("conditions") or []
+    samples = (frame[["case_id", "condition_id", "replication", "run_id"]]
+               .drop_duplicates().sort_values(["replication", "run_id"]))
+    by_key: dict[tuple[str, str], list[tuple[int, str]]] = {}
+    for r in samples.itertuples(index=False):
+        by_key.setdefault((str(r.case_id), str(r.condition_id)), []).append(
+            (int(r.replication), str(r.run_id)))
+    cases = list((report.get("case_grid") or {}).get("cases") or [])
+    parts = []
+    for case in cases[:MAX_CASES]:
+        cid = case["case_id"]
+        cells = " | ".join(cell_text(case["cells"].get(c["condition_id"])) or "–" for c in conds)
+        inner: list[str] = []
+        input_done = False
+        for c in conds:
+            attempts = by_key.get((cid, c["condition_id"]), [])[:MAX_REPS]
+            blocks = []
+            for rep, run_id in attempts:
+                run_dir = dirs.get(run_id)
+                if run_dir is None:
+                    continue
+                case_dir = run_dir / "cases" / cid
+                if not input_done:
+                    inp = _read_json(case_dir / "input.json")
+                    if inp is not None:
+                        inner.insert(0, "<h4>input</h4>" + _pre(inp, MAX_INPUT))
+                        input_done = True
+                blocks.append(_attempt(case_dir, rep))
+            if blocks:
+                inner.append(f"<h4>{esc(c['label'])}</h4>" + "".join(blocks))
+        flag = " (differs)" if case.get("differs") else ""
+        parts.append(f"<details><summary>{esc(cid)}{esc(flag)} — {esc(cells)}</summary>"
+                     f"{''.join(inner) or '<p class=na>no run files</p>'}</details>")
+    if len(cases) > MAX_CASES:
+        parts.append(f'<p class="note">{len(cases) - MAX_CASES} more case(s) not shown</p>')
+    return "\n".join(parts)

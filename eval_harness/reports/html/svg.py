@@ -1,0 +1,95 @@
+"""Matplotlib figures to inline SVG that is safe, deterministic and theme-aware.
+
+- Agg-free: figures are built with ``matplotlib.figure.Figure`` (no pyplot global state)
+  and saved with the SVG backend; text stays text (``svg.fonttype: none``), so no font
+  files are embedded or fetched.
+- Safe: mathtext is off (``text.parse_math``) so ``$`` in a level name is literal;
+  matplotlib XML-escapes text nodes and attributes; comments, the XML prolog, the
+  DOCTYPE (which names a w3.org URL) and ``<metadata>`` are removed.
+- Deterministic: fixed ``svg.hashsalt``, no date; element ids get a per-chart prefix so
+  several charts can share one HTML page without id clashes.
+- Theme-aware: text and axes are drawn in a sentinel colour replaced by ``currentColor``
+  (and grid lines by ``var(--grid)``), so charts follow the page's light/dark colours.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import matplotlib as mpl
+from matplotlib.figure import Figure
+
+FG = "#0a0b0c"  # sentinel: becomes currentColor
+GRID = "#0d0e0f"  # sentinel: becomes var(--grid)
+PALETTE = ["#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#8C8C00",
+           "#999999"]  # Okabe & Ito (2008), readable on light and dark backgrounds
+ACCENT = "#D55E00"
+
+RC: dict[str, Any] = {
+    "svg.fonttype": "none",
+    "svg.hashsalt": "eval_harness",
+    "text.parse_math": False,
+    "font.family": "sans-serif",
+    "font.sans-serif": ["DejaVu Sans"],
+    "font.size": 9.0,
+    "text.color": FG,
+    "axes.labelcolor": FG,
+    "axes.edgecolor": FG,
+    "axes.titlecolor": FG,
+    "xtick.color": FG,
+    "ytick.color": FG,
+    "grid.color": GRID,
+    "grid.linewidth": 0.6,
+    "axes.grid": True,
+    "axes.axisbelow": True,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "legend.frameon": False,
+    "figure.facecolor": "none",
+    "axes.facecolor": "none",
+    "savefig.facecolor": "none",
+    "savefig.transparent": True,
+}
+
+_PROLOG = re.compile(r"<\?xml.*?\?>|<!DOCTYPE.*?>|<!--.*?-->|<metadata>.*?</metadata>", re.S)
+_ID = re.compile(r'\bid="([^"]+)"')
+
+
+@contextmanager
+def style() -> Iterator[None]:
+    """The rcParams every chart is drawn under."""
+    with mpl.rc_context(RC):  # type: ignore[arg-type]
+        yield
+
+
+def to_svg(fig: Figure, prefix: str, title: str) -> str:
+    """Serialise ``fig`` to an inline-safe ``<svg>`` string (see module docstring)."""
+    buf = io.StringIO()
+    with style():
+        fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None},
+                    bbox_inches="tight")
+    text = _PROLOG.sub("", buf.getvalue()).strip()
+    for old in sorted(set(_ID.findall(text)), key=len, reverse=True):
+        new = f"{prefix}-{old}"
+        text = text.replace(f'id="{old}"', f'id="{new}"').replace(f"#{old})", f"#{new})")
+        text = text.replace(f'href="#{old}"', f'href="#{new}"')
+    text = text.replace(FG, "currentColor").replace(GRID, "var(--grid)")
+    label = (title.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;")
+             .replace(">", "&gt;"))
+    return text.replace("<svg ", f'<svg role="img" aria-label="{label}" class="chart" ', 1)
+
+
+def new_figure(width: float, height: float) -> Figure:
+    """A Figure outside pyplot (no global state, thread-safe)."""
+    with style():
+        return Figure(figsize=(width, height), layout="constrained")
+
+
+def short(text: object, limit: int = 40) -> str:
+    """Label cut to ``limit`` characters (matplotlib escapes it when writing SVG)."""
+    s = " ".join(str(text).split())
+    return s if len(s) <= limit else s[: limit - 1] + "…"

@@ -1,0 +1,259 @@
+"""The execution engine: plan the cells, run them concurrently, keep every finished one.
+
+API::
+
+    summary = execute(exp, scorer, EngineOptions(runs_dir=Path("runs"), concurrency=4))
+
+- One thread pool of ``concurrency`` workers across all conditions (threads suit the work:
+  each worker mostly waits on a subprocess or a socket; the GIL is released meanwhile).
+- Fail fast on quota/auth: a cell whose call ends ``quota``/``auth`` gets one more try; when
+  ``fatal_after`` (default 2) such failures have been seen in total, the engine stops
+  launching, lets calls in flight finish (their ok results are kept), writes **no record**
+  for the cells that hit quota/auth or were never started (so a rerun does them), and
+  raises :class:`~eval_harness.errors.QuotaExhausted` (exit 3).
+- Ctrl-C: stop launching, TERM/KILL the subprocesses in flight, record nothing for them,
+  mark the run directories, re-raise KeyboardInterrupt (exit 130). Finished cells stay.
+- A scorer is a parameter (``None`` = no judges); a scorer exception makes the case
+  ``errored`` with the reason, never a lost case and never a zero score.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from eval_harness.config.envvars import env_references
+from eval_harness.config.models import EvalConfig
+from eval_harness.errors import QuotaExhausted
+from eval_harness.judges.api import Scorer
+from eval_harness.matrix.experiment import Experiment
+from eval_harness.runner.base import FATAL_FAILURES, Runner, RunRequest, build_runner
+from eval_harness.runner.cell import Backoff, call_with_retries, finish_cell
+from eval_harness.runner.plan import Cell, Plan, make_plan
+from eval_harness.runner.progress import Progress
+from eval_harness.runner.shard import Shard
+from eval_harness.store.index import Entry, ResumeIndex
+from eval_harness.store.records import CaseRecord
+from eval_harness.store.rundirs import RunDir, finish_run_dir, open_run_dirs
+from eval_harness.store.writer import begin_case
+
+
+@dataclass(frozen=True)
+class EngineOptions:
+    """Runtime knobs (none of them enters a condition id or a config digest)."""
+
+    runs_dir: Path = Path("runs")
+    concurrency: int = 4
+    force: bool = False
+    retry_errors: bool = False
+    shard: Shard | None = None
+    order: str = "random"  # random | grid
+    seed: int = 0
+    verbose: bool = False
+    progress: str = "auto"  # auto | rich | plain | off
+    fatal_after: int = 2  # quota/auth failures seen before aborting
+    backoff: Backoff = field(default_factory=Backoff)
+
+
+@dataclass
+class EngineSummary:
+    """What happened."""
+
+    eval_dir: Path
+    plan: Plan
+    ok: int = 0
+    errored: int = 0
+    not_run: int = 0  # aborted or interrupted before a record was written
+    spend_usd: float = 0.0
+    run_dirs: list[Path] = field(default_factory=list)
+    statuses: dict[str, str] = field(default_factory=dict)  # run_id -> run.json status
+    aborted: str | None = None  # None | quota | interrupt
+
+
+@dataclass(frozen=True)
+class _Outcome:
+    record: CaseRecord | None  # None: nothing written (not started, cancelled, quota)
+    fatal_reason: str | None = None
+
+
+class Engine:
+    """Runs one plan; see the module doc."""
+
+    def __init__(self, exp: Experiment, scorer: Scorer | None, options: EngineOptions,
+                 runner_factory: Callable[[EvalConfig], Runner] = build_runner) -> None:
+        self.exp = exp
+        self.scorer = scorer
+        self.opt = options
+        self.eval_dir = options.runs_dir / exp.name
+        self._factory = runner_factory
+        self._runners: dict[int, Runner] = {}
+        self._stop = threading.Event()
+        self._lock = threading.Lock()
+        self._fatal = 0
+        self._fatal_reason: str | None = None
+        self.aborted: str | None = None
+        raw_refs = env_references(exp.loaded.raw)
+        self.secrets = tuple(v for k in sorted(raw_refs) if (v := os.environ.get(k)))
+        self.run_dirs: dict[tuple[str, int], RunDir] = {}
+
+    def runner_for(self, condition_id: str) -> Runner:
+        """One runner per distinct effective config (variants may differ)."""
+        cfg = self.exp.effective[condition_id]
+        with self._lock:
+            runner = self._runners.get(id(cfg))
+            if runner is None:
+                runner = self._runners[id(cfg)] = self._factory(cfg)
+        return runner
+
+    def plan(self) -> Plan:
+        """Scan the runs directory and plan this shard's cells."""
+        self.index = ResumeIndex.scan(self.eval_dir)
+        return make_plan(self.exp.conditions, self.exp.cases, self.exp.replications,
+                         self.exp.digests, self.index, shard=self.opt.shard,
+                         order=self.opt.order, seed=self.opt.seed, force=self.opt.force,
+                         retry_errors=self.opt.retry_errors)
+
+    def _request(self, cell: Cell, run: RunDir) -> RunRequest:
+        cond, case = cell.condition, cell.case
+        eff = self.exp.effective[cond.condition_id]
+        return RunRequest(
+            case_id=case.case_id, input={**case.input, **cond.input_overrides},
+            condition_id=cond.condition_id, levels=cond.levels, replication=cell.replication,
+            model=cond.model if cond.model is not None else eff.models.skill,
+            effort=cond.effort,
+            subagent_model=cond.subagent_model if cond.subagent_model is not None
+            else eff.models.subagent,
+            config=eff, config_dir=self.exp.loaded.base_dir, case_dir=run.case_dir(case.case_id),
+            case_files=case.directory, verbose=self.opt.verbose, secrets=self.secrets,
+        )
+
+    def _note_fatal(self, reason: str) -> bool:
+        """Count a quota/auth failure; True when the engine must abort."""
+        with self._lock:
+            self._fatal += 1
+            self._fatal_reason = self._fatal_reason or reason
+            if self._fatal >= self.opt.fatal_after and self.aborted is None:
+                self.aborted = "quota"
+                self._stop.set()
+            return self.aborted is not None
+
+    def run_cell(self, cell: Cell) -> _Outcome:
+        """Worker: one cell from start to record (or to nothing, when stopping)."""
+        if self._stop.is_set():
+            return _Outcome(None)
+        run = self.run_dirs[(cell.condition.condition_id, cell.replication)]
+        request = self._request(cell, run)
+        begin_case(request.case_dir, request.input)
+        try:
+            return self._call_and_record(cell, run, request)
+        except Exception as exc:  # e.g. a template error in one case: a result, not a crash
+            from eval_harness.runner.base import RunResult
+
+            result = RunResult(failure="error", reason=f"internal error: {type(exc).__name__}: "
+                               f"{getattr(exc, 'message', exc)}"[:300])
+            return _Outcome(self._record(cell, run, request, result, 0))
+
+    def _record(self, cell: Cell, run: RunDir, request: RunRequest, result: Any,
+                attempts: int) -> CaseRecord:
+        return finish_cell(
+            request=request, result=result, attempts=attempts, scorer=self.scorer,
+            expected=cell.case.expected, annotations=cell.case.annotations,
+            case_hash=cell.case.case_hash, tags=cell.case.tags,
+            digest=self.exp.digests[cell.condition.condition_id], run_id=run.run_id,
+            extra={"shard": str(self.opt.shard)} if self.opt.shard else None,
+        )
+
+    def _call_and_record(self, cell: Cell, run: RunDir, request: RunRequest) -> _Outcome:
+        runner = self.runner_for(cell.condition.condition_id)
+        retries = request.config.execution.retries
+        result, attempts = call_with_retries(runner, request, retries, self.opt.backoff, self._stop)
+        while result.failure in FATAL_FAILURES:
+            if self._note_fatal(result.reason or result.failure):
+                return _Outcome(None, result.reason)
+            more, n = call_with_retries(runner, request, retries, self.opt.backoff, self._stop)
+            result, attempts = more, attempts + n
+        if self._stop.is_set() and (result.failure == "transient" or self.aborted == "interrupt"
+                                    or result.reason == "cancelled"):
+            return _Outcome(None)  # cut short by the abort: leave it for the rerun
+        return _Outcome(self._record(cell, run, request, result, attempts))
+
+    def _cancel(self) -> None:
+        for runner in list(self._runners.values()):
+            runner.cancel_all()
+
+    def execute(self) -> EngineSummary:
+        """Plan and run; raise QuotaExhausted / KeyboardInterrupt after cleaning up."""
+        plan = self.plan()
+        summary = EngineSummary(self.eval_dir, plan)
+        if not plan.todo:
+            return summary
+        wanted = [(c.condition, c.replication) for c in plan.todo]
+        self.run_dirs = open_run_dirs(
+            self.eval_dir, self.exp.name, wanted, self.index.run_dirs, self.exp.digests,
+            self.exp.replications, str(self.opt.shard) if self.opt.shard else None)
+        progress = Progress(len(plan.todo), mode=self.opt.progress)
+        pool = ThreadPoolExecutor(max_workers=max(1, self.opt.concurrency),
+                                  thread_name_prefix="cell")
+        try:
+            futures = [pool.submit(self.run_cell, cell) for cell in plan.todo]
+            for fut in as_completed(futures):
+                out = fut.result()
+                rec = out.record
+                if rec is None:
+                    summary.not_run += 1
+                    continue
+                summary.ok += rec.status == "ok"
+                summary.errored += rec.status == "errored"
+                summary.spend_usd += rec.cost_usd or 0.0
+                self.index.add(rec.condition_id, rec.replication, rec.case_id, Entry(
+                    rec.status, rec.config_digest, rec.finished_at or "",
+                    self.run_dirs[(rec.condition_id, rec.replication)].path))
+                progress.advance(errored=rec.status == "errored", cost=rec.cost_usd)
+        except BaseException:  # Ctrl-C (or a write failure): stop, clean up, re-raise
+            self.aborted = "interrupt"
+            self._stop.set()
+            self._cancel()
+            pool.shutdown(wait=True, cancel_futures=True)
+            self._finish(summary)
+            progress.close()
+            raise
+        pool.shutdown(wait=True)
+        progress.close()
+        self._finish(summary)
+        if self.aborted == "quota":
+            raise QuotaExhausted(
+                f"stopped after repeated quota/auth failures ({self._fatal_reason}); "
+                f"{summary.ok + summary.errored} cells finished and kept, {summary.not_run} "
+                "not run", hint="fix the key or quota, then rerun the same command to resume")
+        return summary
+
+    def _finish(self, summary: EngineSummary) -> None:
+        case_ids = [c.case_id for c in self.exp.cases]
+        shard = str(self.opt.shard) if self.opt.shard else None
+        for run in self.run_dirs.values():
+            status = finish_run_dir(run, self.exp.name, case_ids,
+                                    aborted=self.aborted is not None, shard=shard)
+            summary.statuses[run.run_id] = status
+            summary.run_dirs.append(run.path)
+        summary.aborted = self.aborted
+
+
+def execute(exp: Experiment, scorer: Scorer | None, options: EngineOptions,
+            runner_factory: Callable[[EvalConfig], Runner] = build_runner) -> EngineSummary:
+    """Run the experiment's cells (resumable); see :class:`Engine`."""
+    return Engine(exp, scorer, options, runner_factory).execute()
+
+
+def describe(summary: EngineSummary) -> dict[str, Any]:
+    """A JSON-able one-line summary of a run."""
+    p = summary.plan
+    return {"eval_dir": str(summary.eval_dir), "cells": p.total, "ran": len(p.todo),
+            "skipped_complete": p.skipped_complete, "skipped_errored": p.skipped_errored,
+            "stale_rerun": p.stale, "ok": summary.ok, "errored": summary.errored,
+            "not_run": summary.not_run, "spend_usd": round(summary.spend_usd, 6),
+            "aborted": summary.aborted}
