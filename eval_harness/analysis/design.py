@@ -50,15 +50,18 @@ def usable_rows(frame: pd.DataFrame, response: str) -> pd.DataFrame:
     """Rows of `response` that carry a score: not errored and a finite value."""
     if frame.empty or "judge" not in frame.columns:
         return frame.iloc[0:0]
-    rows = frame[frame["judge"].to_numpy() == response]
-    ok = ~rows["errored"].to_numpy(dtype=bool) & np.isfinite(rows["value"].to_numpy(dtype=float))
-    return rows[ok]
+    value = frame["value"].to_numpy(dtype=float)
+    keep = (frame["judge"] == response).to_numpy(dtype=bool) & np.isfinite(value)
+    keep &= ~frame["errored"].to_numpy(dtype=bool)
+    return frame[keep]
 
 
 def _codes(values: pd.Series, levels: Sequence[Any]) -> np.ndarray:
+    """Index of each value in `levels` (factorize first: only the uniques are looked up)."""
     lookup = {_hashable(v): i for i, v in enumerate(levels)}
-    return np.fromiter((lookup.get(_hashable(v), -1) for v in values.to_numpy()),
-                       dtype=np.int64, count=len(values))
+    codes, uniques = pd.factorize(values, sort=False)
+    to_level = np.array([lookup.get(_hashable(u), -1) for u in uniques] + [-1], dtype=np.int64)
+    return to_level[codes]
 
 
 def _hashable(v: Any) -> Any:
@@ -89,7 +92,7 @@ def case_cell_array(
     """
     dims = [len(levels[f]) for f in factors]
     n_cells = int(np.prod(dims)) if dims else 1
-    case_codes, case_uniques = pd.factorize(rows["case_id"].to_numpy(), sort=False)
+    case_codes, case_uniques = pd.factorize(rows["case_id"], sort=False)
     cell = np.zeros(len(rows), dtype=np.int64)
     for f, d in zip(factors, dims, strict=True):
         cell = cell * d + _codes(rows[f], levels[f])

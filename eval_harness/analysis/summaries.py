@@ -54,7 +54,7 @@ def condition_summaries(
     run_costs: Sequence[Mapping[str, Any]] = (),
 ) -> list[dict[str, Any]]:
     """One summary dict per condition observed in `frame` for `response`."""
-    rows = frame[frame["judge"].to_numpy() == response] if len(frame) else frame
+    rows = frame[(frame["judge"] == response).to_numpy(dtype=bool)] if len(frame) else frame
     if rows.empty:
         return []
     cost_by_run = {str(r["run_id"]): float(r["cost_usd"]) for r in run_costs}
@@ -125,7 +125,7 @@ def pareto_frontier(summaries: Sequence[Mapping[str, Any]]) -> dict[str, Any] | 
 
 def errored_samples(frame: pd.DataFrame, response: str) -> dict[str, Any]:
     """Errored samples of `response` (listed, never scored 0), at most MAX_LISTED shown."""
-    rows = frame[frame["judge"].to_numpy() == response] if len(frame) else frame
+    rows = frame[(frame["judge"] == response).to_numpy(dtype=bool)] if len(frame) else frame
     bad = rows[rows["errored"].to_numpy(dtype=bool)] if len(rows) else rows
     listed = [
         {"condition_id": str(c), "run_id": str(r), "case_id": str(k), "replication": int(p),

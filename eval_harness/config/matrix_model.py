@@ -87,8 +87,10 @@ Levels = Annotated[list[Any], BeforeValidator(_check_levels)]
 class PowerPrior(Block):
     """A prior for power planning when no earlier runs exist (composite scale, 0..1)."""
 
-    case_sd: float = Field(ge=0, description="SD of per-case true differences (omega).")
+    case_sd: float = Field(ge=0, description="SD across cases of the true difference between two conditions (omega).")
     noise_sd: float = Field(ge=0, description="SD of one sample around its case mean (sigma).")
+    target_effect: float | None = Field(None, gt=0, description="Effect to plan for (composite units).")
+    power: float = Field(0.8, gt=0, lt=1, description="Target power.")
 
 
 class AnalysisOptions(Block):

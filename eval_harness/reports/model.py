@@ -165,7 +165,7 @@ def _leaderboard(board: Mapping[str, Any] | None) -> dict[str, Any] | None:
     }
 
 
-def _overlay_summaries(conditions: list[dict[str, Any]], summaries: Any) -> None:
+def _overlay_summaries(conditions: list[dict[str, Any]], summaries: Any, clip: bool) -> None:
     """Take mean and CI from ``anova.json``'s condition summaries (the analysed response)
     so the report and anova.json agree; the frame-based values stay when absent."""
     if not isinstance(summaries, list):
@@ -174,7 +174,11 @@ def _overlay_summaries(conditions: list[dict[str, Any]], summaries: Any) -> None
     for c in conditions:
         s = by_id.get(c["condition_id"])
         if s and s.get("mean") is not None:
-            c["mean"], c["ci"] = s["mean"], list(s.get("ci") or [None, None])
+            ci = list(s.get("ci") or [None, None])
+            # The composite lives in [0, 1]: show its t interval clipped to that range.
+            if clip:
+                ci = [None if v is None else min(max(v, 0.0), 1.0) for v in ci]
+            c["mean"], c["ci"] = s["mean"], ci
 
 
 def _pareto(conditions: list[dict[str, Any]]) -> dict[str, Any]:
@@ -200,7 +204,8 @@ def build_report(
     """The report document (schema_version 1, see docs/reports.md)."""
     samples, cases = sm.verdict_tables(frame)
     conditions = sm.condition_rows(frame, samples, cases)
-    _overlay_summaries(conditions, anova.get("condition_summaries"))
+    _overlay_summaries(conditions, anova.get("condition_summaries"),
+                       clip=anova.get("response", "composite") == "composite")
     vs = _vs_reference(comparisons)
     ref = (comparisons or {}).get("reference") or None
     for c in conditions:

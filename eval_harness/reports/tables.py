@@ -211,6 +211,8 @@ def grid_table(report: Mapping[str, Any], *, show_all: bool = False, limit: int 
     rows = [r for r in grid.get("cases") or [] if show_all or r.get("differs")]
     for r in rows[:limit]:
         t.rows.append([str(r["case_id"]), *(cell_text(r["cells"].get(c)) for c in cids)])
+    if cids:
+        t.notes.append("columns are condition ids (levels in the Conditions table)")
     hidden_same = int(grid.get("n_cases", 0)) - int(grid.get("n_differing", 0))
     t.empty = "every case has the same verdict in every condition"
     if not show_all and hidden_same:

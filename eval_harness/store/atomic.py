@@ -56,8 +56,12 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
 
 
 def dumps(value: Any) -> bytes:
-    """JSON as written in run directories (indented, UTF-8, non-JSON values as text)."""
-    return json.dumps(value, indent=2, ensure_ascii=False, default=str).encode("utf-8")
+    """JSON as written in run directories (UTF-8, non-JSON values as text).
+
+    Compact on purpose: with ``indent`` the stdlib falls back to its pure-Python encoder,
+    which cost more per cell than spawning the process (pipe through ``jq`` to read).
+    """
+    return json.dumps(value, ensure_ascii=False, default=str).encode("utf-8")
 
 
 def atomic_write_json(path: Path, value: Any) -> None:

@@ -103,3 +103,17 @@ def test_dry_run_console(tmp_path: Path) -> None:
 def test_missing_config_flag_is_usage_error() -> None:
     code, _, err = run_cli("--dry-run")
     assert code == 2 and "--config" in err
+
+
+def test_dry_run_power_from_config_prior(tmp_path: Path) -> None:
+    text = CONFIG.replace("  replications: 3\n", "  replications: 3\n  analysis:\n    power: "
+                          "{case_sd: 0.2, noise_sd: 0.3, target_effect: 0.1}\n")
+    path = _setup(tmp_path, text)
+    code, out, err = run_cli("--config", str(path), "--dry-run", "--json", "--runs-dir",
+                             str(tmp_path / "runs"))
+    assert code == 0, err
+    power = json.loads(out)["power"]
+    # MDE = (z.975 + z.8) * sqrt((0.04 + 2*0.09/3)/40) = 2.8016 * sqrt(0.1/40)
+    assert abs(power["mde"] - 2.801585 * (0.1 / 40) ** 0.5) < 1e-5
+    assert power["cases_needed"] > 40
+    assert "minimum detectable" in power["text"]

@@ -9,12 +9,12 @@ import pytest
 from runner_helpers import FIXTURES, FakeScorer, options, records, write_eval
 
 sys.path.insert(0, str(FIXTURES))
-from http_stub import StubServer  # noqa: E402
+from http_stub import StubServer
 
-from eval_harness.errors import QuotaExhausted  # noqa: E402
-from eval_harness.matrix.experiment import prepare  # noqa: E402
-from eval_harness.runner.engine import execute  # noqa: E402
-from eval_harness.runner.httpcall import classify, parse_retry_after  # noqa: E402
+from eval_harness.errors import QuotaExhausted
+from eval_harness.matrix.experiment import prepare
+from eval_harness.runner.engine import execute
+from eval_harness.runner.httpcall import classify, parse_retry_after
 
 
 @pytest.fixture
@@ -37,7 +37,7 @@ def test_429_once_is_retried_after_retry_after(tmp_path: Path, stub: StubServer)
     assert len(recs) == 4 and all(r["status"] == "ok" and r["composite"] == 1.0 for r in recs)
     assert all(r["attempts"] == 2 and r["cost_usd"] == 0.002 and r["tokens"] == 27 for r in recs)
     times: dict[tuple[str, str], list[float]] = {}
-    for path, case, t, _, body in stub.log:
+    for _path, case, t, _, body in stub.log:
         times.setdefault((case, body["condition_id"]), []).append(t)
     gaps = [ts[1] - ts[0] for ts in times.values()]
     assert len(gaps) == 4 and min(gaps) >= 0.95  # Retry-After: 1 honoured
