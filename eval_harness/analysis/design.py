@@ -56,10 +56,21 @@ def usable_rows(frame: pd.DataFrame, response: str) -> pd.DataFrame:
     return frame[keep]
 
 
+def _factorize(values: pd.Series) -> tuple[np.ndarray, list[Any]]:
+    """pd.factorize, but True and 1 (equal in Python hashing) stay distinct levels."""
+    codes, uniques = pd.factorize(values, sort=False)
+    # hashing merged True with 1 (and False with 0): redo with type-tagged keys
+    if any(isinstance(u, (bool, np.bool_)) for u in uniques) and values.dtype == object:
+        keys = pd.Series([_hashable(v) for v in values.to_numpy()], dtype=object)
+        codes, tagged = pd.factorize(keys, sort=False)
+        return codes, [t[1] if isinstance(t, tuple) else t for t in tagged]
+    return codes, list(uniques)
+
+
 def _codes(values: pd.Series, levels: Sequence[Any]) -> np.ndarray:
     """Index of each value in `levels` (factorize first: only the uniques are looked up)."""
     lookup = {_hashable(v): i for i, v in enumerate(levels)}
-    codes, uniques = pd.factorize(values, sort=False)
+    codes, uniques = _factorize(values)
     to_level = np.array([lookup.get(_hashable(u), -1) for u in uniques] + [-1], dtype=np.int64)
     return to_level[codes]
 
@@ -76,7 +87,7 @@ def observed_levels(rows: pd.DataFrame, factors: Sequence[str],
     """Levels seen in `rows`, in `order` (then first seen)."""
     out = {}
     for f in factors:
-        seen = {_hashable(v): v for v in pd.unique(rows[f].to_numpy())} if len(rows) else {}
+        seen = {_hashable(v): v for v in _factorize(rows[f])[1]} if len(rows) else {}
         given = [v for v in order.get(f, []) if _hashable(v) in seen]
         known = {_hashable(v) for v in given}
         out[f] = given + [v for k, v in seen.items() if k not in known]

@@ -36,8 +36,21 @@ def _options(args: argparse.Namespace, loaded: LoadedConfig | None) -> dict[str,
         "method": method, "correction": correction, "per_judge": per_judge,
         "keep_incomplete": keep, "alpha": analysis.alpha if analysis else 0.05,
         "simple_effects": args.simple_effects,
-        "pass_mark": analysis.pass_mark if analysis and analysis.pass_mark is not None else None,
+        "pass_mark": _pass_mark(loaded),
     }
+
+
+def _pass_mark(loaded: LoadedConfig | None) -> float | None:
+    """One pass mark for comparisons and thresholds: matrix.analysis.pass_mark, else
+    thresholds.pass_score, else the default (0.5)."""
+    if loaded is None:
+        return None
+    cfg = loaded.config
+    if cfg.matrix is not None and cfg.matrix.analysis.pass_mark is not None:
+        return cfg.matrix.analysis.pass_mark
+    if cfg.thresholds is not None:
+        return float(cfg.thresholds.pass_score)
+    return None
 
 
 def _factor_levels(loaded: LoadedConfig | None) -> dict[str, list[Any]] | None:

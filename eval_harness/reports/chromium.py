@@ -187,7 +187,8 @@ class Chromium:
                 return msg
 
     def open(self, path: Path, *, width: int = 1280, height: int = 900, dark: bool = False) -> None:
-        """Load a local file and wait for its load event."""
+        """Load a local file and wait for its load event; ``log`` starts afresh."""
+        self.log = PageLog()
         self.call("Emulation.setDeviceMetricsOverride",
                   {"width": width, "height": height, "deviceScaleFactor": 1, "mobile": False})
         self.call("Emulation.setEmulatedMedia", {"features": [

@@ -100,6 +100,8 @@ class Engine:
         raw_refs = env_references(exp.loaded.raw)
         self.secrets = tuple(v for k in sorted(raw_refs) if (v := os.environ.get(k)))
         self.run_dirs: dict[tuple[str, int], RunDir] = {}
+        self._queue: deque[Cell] = deque()
+        self._crash: BaseException | None = None
 
     def runner_for(self, condition_id: str) -> Runner:
         """One runner per distinct effective config (variants may differ)."""
@@ -229,7 +231,6 @@ class Engine:
             self.exp.replications, str(self.opt.shard) if self.opt.shard else None)
         progress = Progress(len(plan.todo), mode=self.opt.progress)
         self._queue = deque(plan.todo)
-        self._crash: BaseException | None = None
         workers = [threading.Thread(target=self._worker, args=(summary, progress),
                                     name=f"cell-{i}", daemon=True)
                    for i in range(max(1, min(self.opt.concurrency, len(plan.todo))))]

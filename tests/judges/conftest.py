@@ -12,11 +12,11 @@ import yaml
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fixtures"))
 
-from llm_stub import LLMStub  # noqa: E402
+from llm_stub import LLMStub
 
-from eval_harness.judges.api import Sample  # noqa: E402
-from eval_harness.judges.llm.http import RetryPolicy, reset_capabilities  # noqa: E402
-from eval_harness.matrix.experiment import Experiment, prepare  # noqa: E402
+from eval_harness.judges.api import Sample
+from eval_harness.judges.llm.http import RetryPolicy, reset_capabilities
+from eval_harness.matrix.experiment import Experiment, prepare
 
 FAST = RetryPolicy(attempts=3, base_delay=0.01, max_delay=0.05, timeout=10.0)
 

@@ -28,7 +28,7 @@ def test_wilson_reference_values() -> None:
 def test_bootstrap_is_seeded_and_brackets_kappa() -> None:
     a = kappa_bootstrap((20, 5, 10, 15), seed=3, reps=1000)
     assert a == kappa_bootstrap((20, 5, 10, 15), seed=3, reps=1000)
-    assert a[0] < 0.40 < a[1] and -1 <= a[0] and a[1] <= 1
+    assert a[0] < 0.40 < a[1] and a[0] >= -1 and a[1] <= 1
     assert a != kappa_bootstrap((20, 5, 10, 15), seed=4, reps=1000)
 
 

@@ -57,15 +57,14 @@ def test_valid_verdict_records_model_tokens_cost(stub: Any, model: str) -> None:
         assert stub.requests[-1]["headers"]["x-api-key"] == "ak-test"
 
 
-@pytest.mark.parametrize("model", MODELS)
 @pytest.mark.parametrize("content", ["not json at all", '{"reasoning": "ok", "score": ',
                                      '{"score": 4, "reasoning": "score first"}',
                                      '{"reasoning": "x", "score": "4"}',
                                      '{"reasoning": "x", "score": 4, "extra": 1}'])
-def test_malformed_reply_is_errored(stub: Any, model: str, content: str) -> None:
+def test_malformed_reply_is_errored(stub: Any, content: str) -> None:
     stub.script.append({"content": content})
     with pytest.raises(JudgeFailure):
-        judge(model if model.startswith("openai") else "openai:x").evaluate(ctx(), 0)
+        judge("openai:x").evaluate(ctx(), 0)
 
 
 def test_anthropic_text_reply_without_tool_is_validated(stub: Any) -> None:
@@ -105,7 +104,7 @@ def test_429_then_ok_is_retried(stub: Any, model: str) -> None:
 
 def test_500_errors_after_retries(stub: Any) -> None:
     stub.script.extend([{"status": 500}] * 3)
-    with pytest.raises(JudgeFailure, match="gave up after 3 attempts.*500"):
+    with pytest.raises(JudgeFailure, match=r"gave up after 3 attempts.*500"):
         judge("openai:x").evaluate(ctx(), 0)
     assert len(stub.requests) == 3
 
@@ -188,5 +187,11 @@ def test_reference_correctness_prompt(stub: Any) -> None:
     assert j.evaluate(ctx("Paris, in France"), 0).value is True
     user = stub.requests[-1]["body"]["messages"][-1]["content"]
     assert "Reference answer" in user and "Paris" in user and "not coverage" in user
-    with pytest.raises(JudgeFailure, match="expected.answer"):
+    with pytest.raises(JudgeFailure, match=r"expected\.answer"):
         j.evaluate({**ctx(), "expected": None}, 0)
+
+
+def test_other_scale_read_from_prompt(stub: Any) -> None:
+    # the stub reads the scale from the prompt: on 0-10 an obeyed injection would be 10
+    assert judge("openai:x", (0.0, 10.0), fence=False).evaluate(ctx(INJECTED), 0).value == 10.0
+    assert judge("openai:x", (0.0, 10.0)).evaluate(ctx(INJECTED), 0).value == 0.0

@@ -35,7 +35,6 @@ def _png_size(path: Path) -> tuple[int, int]:
 
 
 def test_report_renders_safely(browser: Chromium, written: dict[str, Path], tmp_path: Path) -> None:
-    browser.log.requests.clear()
     browser.open(written["html"])
     shot = browser.screenshot(tmp_path / "light.png")
     width, height = _png_size(shot)
@@ -65,7 +64,6 @@ def test_probe_detects_errors_requests_and_dialogs(browser: Chromium, tmp_path: 
     page = tmp_path / "control.html"
     page.write_text("<!DOCTYPE html><img src='http://127.0.0.1:9/x.png'>"
                     "<script>console.error('boom'); alert('hi')</script>")
-    browser.log.requests.clear()
     browser.open(page)
     assert any("boom" in line for line in browser.log.console)
     assert browser.log.dialogs == ["hi"]

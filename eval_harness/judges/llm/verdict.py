@@ -22,7 +22,10 @@ PAIRWISE = ("A", "B", "tie")
 def schema(kind: str, rng: tuple[float, float] | None = None) -> dict[str, Any]:
     """JSON Schema of the verdict (sent as structured output, re-checked on receipt)."""
     if kind == "numeric" and rng is not None:
-        result: dict[str, Any] = {"type": "number", "minimum": rng[0], "maximum": rng[1]}
+        # the range goes in the description: strict structured-output modes have rejected
+        # minimum/maximum; it is enforced on receipt either way
+        result: dict[str, Any] = {"type": "number",
+                                  "description": f"from {rng[0]:g} to {rng[1]:g}"}
         key = "score"
     elif kind == "pairwise":
         result, key = {"type": "string", "enum": list(PAIRWISE)}, "verdict"
