@@ -44,7 +44,7 @@ def write_runs(root: str, n_cases: int, reps: int, seed: int = 1) -> int:
     case_eff = rng.normal(0, 0.15, n_cases)
     n = 0
     for ci, combo in enumerate(itertools.product(*(FACTORS[f] for f in names))):
-        levels = dict(zip(names, combo))
+        levels = dict(zip(names, combo, strict=True))
         cid = condition_id(levels)
         shift = 0.05 * (combo[names.index("model")] == "m2") + 0.02 * ci / 16
         for rep in range(1, reps + 1):
@@ -100,16 +100,17 @@ def main() -> None:
         if not os.path.isdir(os.path.join(root, "bench")):
             t0 = time.perf_counter()
             n = write_runs(root, args.cases, args.reps)
-            print(f"write      {n:>8} record.json files   {time.perf_counter() - t0:7.2f} s")
+            print(f"write      {n:>8} record.json files   {time.perf_counter() - t0:7.2f} s", flush=True)
         t0 = time.perf_counter()
         frame = load_runs(root)
         t_load = time.perf_counter() - t0
-        print(f"load       {len(frame):>8} rows                {t_load:7.2f} s")
+        print(f"load       {len(frame):>8} rows                {t_load:7.2f} s", flush=True)
         t0 = time.perf_counter()
         doc = build_anova(frame, per_judge=True)
+        text = json.dumps(doc, allow_nan=False)
         t_an = time.perf_counter() - t0
-        print(f"analysis   anova.json ({len(doc['terms'])} terms, per-judge {len(doc['per_judge']['judges'])})"
-              f"  {t_an:7.2f} s")
+        print(f"analysis   anova.json ({len(doc['terms'])} terms, per-judge {len(doc['per_judge']['judges'])}, {len(text) // 1024} KiB)"
+              f"  {t_an:7.2f} s", flush=True)
         _time_core(frame, args.mixedlm)
     finally:
         if args.keep is None:
@@ -123,10 +124,10 @@ def _time_core(frame, mixedlm: bool) -> None:
     factors = frame.attrs["factors"]
     levels = frame.attrs["levels"]
     comp = frame[frame["judge"] == "composite"]
-    y, cases, _ = case_cell_array(comp, factors, levels)
+    y, cases, _, _ = case_cell_array(comp, factors, levels)
     t0 = time.perf_counter()
     anova_balanced(y, factors, [levels[f] for f in factors], "rm")
-    print(f"core       anova_balanced {y.shape}   {time.perf_counter() - t0:7.3f} s")
+    print(f"core       anova_balanced {y.shape}   {time.perf_counter() - t0:7.3f} s", flush=True)
     if mixedlm:
         import pandas as pd
         import statsmodels.formula.api as smf
@@ -139,7 +140,7 @@ def _time_core(frame, mixedlm: bool) -> None:
         t0 = time.perf_counter()
         formula = "y ~ " + "*".join(f"C({f}, Sum)" for f in factors)
         smf.mixedlm(formula, long, groups=long["case"]).fit(reml=True)
-        print(f"mixedlm    statsmodels MixedLM        {time.perf_counter() - t0:7.2f} s")
+        print(f"mixedlm    statsmodels MixedLM        {time.perf_counter() - t0:7.2f} s", flush=True)
 
 
 if __name__ == "__main__":

@@ -21,10 +21,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-import yaml  # noqa: E402
+import yaml
 
-from eval_harness.matrix.experiment import prepare  # noqa: E402
-from eval_harness.runner.engine import EngineOptions, execute  # noqa: E402
+from eval_harness.matrix.experiment import prepare
+from eval_harness.runner.engine import EngineOptions, execute
 
 
 def write_config(root: Path, cells: int) -> Path:

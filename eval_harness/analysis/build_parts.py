@@ -131,7 +131,7 @@ def parse_simple_effects(
         [spec] if isinstance(spec, (str, tuple)) else list(spec))
     out = []
     for item in items:
-        a, b = (item.replace("|", ":").split(":", 1) + [""])[:2] if isinstance(item, str) else item
+        a, b = [*item.replace("|", ":").split(":", 1), ""][:2] if isinstance(item, str) else item
         a, b = str(a).strip(), str(b).strip()
         if a not in kept or b not in kept or a == b:
             raise UsageError(f"simple effects {item!r}: need two different tested factors of {list(kept)}",

@@ -103,7 +103,8 @@ def case_cell_array(
     """
     dims = [len(levels[f]) for f in factors]
     n_cells = int(np.prod(dims)) if dims else 1
-    case_codes, case_uniques = pd.factorize(rows["case_id"], sort=False)
+    case_codes, uniq = pd.factorize(rows["case_id"], sort=False)
+    case_uniques = np.asarray(uniq, dtype=object)
     cell = np.zeros(len(rows), dtype=np.int64)
     for f, d in zip(factors, dims, strict=True):
         cell = cell * d + _codes(rows[f], levels[f])

@@ -155,8 +155,7 @@ def load_runs(
         if rd.layout == "native":
             metas.append((rd, _read_native_run(rd.path), None))
         else:
-            run, recs = read_aeh_run(rd.path)
-            metas.append((rd, run, recs))
+            metas.append((rd, *read_aeh_run(rd.path)))
     usable = []
     for rd, run, recs in metas:
         if not isinstance(run["levels"], dict) or not run["levels"]:

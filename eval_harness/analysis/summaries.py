@@ -58,7 +58,7 @@ def condition_summaries(
     if rows.empty:
         return []
     cost_by_run = {str(r["run_id"]): float(r["cost_usd"]) for r in run_costs}
-    out = []
+    out: list[dict[str, Any]] = []
     groups = rows.groupby(list(factors), sort=False, dropna=False) if factors else [((), rows)]
     for key, g in groups:
         key_t = key if isinstance(key, tuple) else (key,)

@@ -118,6 +118,8 @@ def run_analysis(
     pairwise = _pairwise(exp, eval_dir, paths)
     _write_json(out_dir / "anova.json", anova)
     _write_json(out_dir / "comparisons.json", comparisons)
+    _write_json(out_dir / "leaderboard.json", leaderboard)
+    _write_json(out_dir / "thresholds.json", {"results": thresholds})
     from eval_harness.reports.writer import write_reports
 
     written = write_reports(out_dir, anova=anova, frame=frame, comparisons=comparisons,

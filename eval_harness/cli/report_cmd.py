@@ -73,8 +73,12 @@ def main(argv: list[str]) -> int:
     thresholds = _load(out / "thresholds.json")
     if isinstance(thresholds, dict):
         thresholds = thresholds.get("results")
-    pairwise = _load(out / "pairwise.json")
     roots = [Path(r) for r in (args.runs or ["runs"])]
+    pairwise = _load(out / "pairwise.json")
+    # The pairwise judges write pairwise.json into the eval's runs directory.
+    for cand in (p for r in roots for p in (r / "pairwise.json", *sorted(r.glob("*/pairwise.json")))):
+        if pairwise is None and cand.is_file():
+            pairwise = _load(cand)
     missing = [str(r) for r in roots if not r.is_dir()]
     if missing:
         raise UsageError(f"run directory not found: {', '.join(missing)}",

@@ -14,6 +14,7 @@ from typing import Any
 
 import pandas as pd
 
+from eval_harness.analysis.compare.build import condition_table
 from eval_harness.reports import summaries as sm
 
 SCHEMA_VERSION = 1
@@ -213,6 +214,7 @@ def build_report(
         c["is_reference"] = is_ref
         c["vs_reference"] = vs.get(c["condition_id"])
     factors = sm.factors_of(frame)
+    conds = condition_table(frame)
     evals = sorted(frame["eval"].astype(str).unique()) if "eval" in frame.columns else []
     return {
         "schema_version": SCHEMA_VERSION,
@@ -239,9 +241,9 @@ def build_report(
         "variance_components": anova.get("variance_components"),
         "power": anova.get("power"),
         "pareto": _pareto(conditions),
-        "main_effects": {f: sm.marginal_means(cases, frame, [f]) for f in factors},
+        "main_effects": {f: sm.marginal_means(cases, frame, [f], conds) for f in factors},
         "interactions": {
-            f"{a}:{b}": sm.marginal_means(cases, frame, [a, b])
+            f"{a}:{b}": sm.marginal_means(cases, frame, [a, b], conds)
             for i, a in enumerate(factors)
             for b in factors[i + 1 :]
         },

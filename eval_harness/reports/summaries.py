@@ -59,11 +59,13 @@ def condition_rows(
     """One JSON-ready summary per condition, in matrix order (see module docstring)."""
     factors = factors_of(frame)
     rows: list[dict[str, Any]] = []
-    for _, cond in condition_table(frame).iterrows():
+    by_sample = {str(k): g for k, g in samples.groupby("condition_id", sort=False)}
+    by_case = {str(k): g for k, g in cases.groupby("condition_id", sort=False)}
+    for cond in condition_table(frame).to_dict("records"):
         cid = str(cond["condition_id"])
         levels = {f: _plain(cond[f]) for f in factors}
-        s = samples[samples["condition_id"] == cid]
-        c = cases[cases["condition_id"] == cid]
+        s = by_sample.get(cid, samples.iloc[:0])
+        c = by_case.get(cid, cases.iloc[:0])
         usable = s[~s["errored"]]
         mean, ci = mean_ci(c["composite_mean"].to_numpy(dtype=float))
         k, n = int(usable["passed"].sum()), len(usable)
@@ -158,7 +160,7 @@ def cell_text(cell: dict[str, Any] | None) -> str:
 
 
 def marginal_means(
-    cases: pd.DataFrame, frame: pd.DataFrame, by: list[str]
+    cases: pd.DataFrame, frame: pd.DataFrame, by: list[str], conds: pd.DataFrame | None = None
 ) -> list[dict[str, Any]]:
     """Mean composite per combination of the ``by`` factors, with a t 95% CI over cases.
 
@@ -166,7 +168,7 @@ def marginal_means(
     marginal mean of a balanced design), so the interval reflects case-to-case spread.
     """
     factors = factors_of(frame)
-    conds = condition_table(frame)[["condition_id", *factors]]
+    conds = (condition_table(frame) if conds is None else conds)[["condition_id", *factors]]
     merged = cases.merge(conds, on="condition_id", how="left")
     merged = merged[merged["verdict"] != "errored"]
     order = frame.attrs.get("levels", {})

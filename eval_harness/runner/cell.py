@@ -52,7 +52,7 @@ def call_with_retries(runner: Runner, request: RunRequest, retries: int, backoff
     def wait(state: RetryCallState) -> float:
         # exponential backoff with full-width jitter (the tenacity helper's keyword names
         # changed across versions, so it is spelled out here)
-        n = state.attempt_number
+        n = state.attempt_number + 1  # the fast-path call was attempt 1
         base = min(backoff.maximum, backoff.initial * 2 ** (n - 1) + random.uniform(0, backoff.initial))
         outcome = state.outcome
         if outcome is not None and not outcome.failed:
@@ -61,16 +61,31 @@ def call_with_retries(runner: Runner, request: RunRequest, retries: int, backoff
                 return max(base, min(after, backoff.max_retry_after))
         return base
 
+    first = runner.run(request)  # fast path: most calls succeed and need no retry machinery
+    if first.failure != "transient" or retries == 0:
+        return first, 1
+    attempts = 1
     retrying = Retrying(
-        stop=stop_after_attempt(retries + 1) | stop_when_event_set(stop),
+        stop=stop_after_attempt(retries) | stop_when_event_set(stop),
         wait=wait,
         retry=retry_if_result(lambda r: r.failure == "transient"),
         retry_error_callback=lambda state: state.outcome.result() if state.outcome else None,
         sleep=lambda seconds: _sleep(stop, seconds),
         reraise=True,
     )
+    _sleep(stop, wait_first(first, backoff))
+    if stop.is_set():
+        return first, attempts
     result: RunResult = retrying(once)
     return result, attempts
+
+
+def wait_first(result: RunResult, backoff: Backoff) -> float:
+    """Wait before the first retry (the same rule as later ones, attempt 1)."""
+    base = min(backoff.maximum, backoff.initial + random.uniform(0, backoff.initial))
+    if result.retry_after is not None:
+        return max(base, min(result.retry_after, backoff.max_retry_after))
+    return base
 
 
 def _sleep(stop: threading.Event, seconds: float) -> None:

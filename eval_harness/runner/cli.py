@@ -141,7 +141,9 @@ class CliRunner:
         self.needs_workspace = "{workspace}" in text
         self.needs_output = "{output_dir}" in text or bool(runner and runner.output_file)
         self.procs = ProcessGroup()
-        self.base_env = {**os.environ, **config.execution.env}
+        # pre-encoded once: Popen would otherwise fsencode every variable for every cell
+        self.base_env = {os.fsencode(k): os.fsencode(v)
+                         for k, v in {**os.environ, **config.execution.env}.items()}
 
     def cancel_all(self) -> None:
         """Stop every process in flight."""
@@ -185,7 +187,8 @@ class CliRunner:
         if cfg.execution.prompt:
             ctx = {"input": request.input, "case_id": request.case_id}
             stdin = str(render_value(cfg.execution.prompt, ctx, where="execution.prompt")).encode()
-        env = {**self.base_env, **context_env(request)}
+        env = dict(self.base_env)
+        env.update((k.encode(), v.encode()) for k, v in context_env(request).items())
         outcome = self.procs.run(
             argv, cwd=request.config_dir, env=env, timeout=cfg.execution.timeout,
             grace=cfg.execution.kill_grace, stdout_path=case_dir / "stdout.log",

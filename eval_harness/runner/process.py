@@ -20,7 +20,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 #: bytes of stdout kept in memory for parsing (the log on disk keeps everything)
 MAX_CAPTURE = 8 * 1024 * 1024
@@ -46,8 +46,10 @@ class ProcessOutcome:
 def read_capped(path: Path, limit: int = MAX_CAPTURE) -> tuple[str, str, bool]:
     """(head, tail, truncated) of a log file, decoded leniently."""
     try:
-        size = path.stat().st_size
-        with path.open("rb") as fh:
+        size = os.stat(path).st_size
+        if size == 0:
+            return "", "", False
+        with open(path, "rb") as fh:
             head = fh.read(limit)
             tail = b""
             if size > limit:
@@ -93,7 +95,7 @@ class ProcessGroup:
                 _kill_group(proc, signal.SIGKILL)
 
     def run(
-        self, argv: list[str] | str, *, cwd: Path, env: Mapping[str, str], timeout: float,
+        self, argv: list[str] | str, *, cwd: Path, env: Mapping[Any, Any], timeout: float,
         grace: float, stdout_path: Path, stderr_path: Path, stdin_data: bytes | None = None,
         shell: bool = False, tee_prefix: str | None = None,
     ) -> ProcessOutcome:
@@ -104,7 +106,7 @@ class ProcessGroup:
             tee = tee_prefix is not None
             try:
                 proc = subprocess.Popen(
-                    argv, cwd=cwd, env=dict(env), shell=shell,
+                    argv, cwd=cwd, env=env, shell=shell,
                     stdin=subprocess.PIPE if stdin_data is not None else subprocess.DEVNULL,
                     stdout=subprocess.PIPE if tee else out,
                     stderr=subprocess.PIPE if tee else err,

@@ -10,6 +10,7 @@ leaves either a complete case or one the next run redoes.
 from __future__ import annotations
 
 import contextlib
+import os
 from pathlib import Path
 from typing import Any
 
@@ -19,10 +20,17 @@ from eval_harness.store.records import SCHEMA_VERSION, CaseRecord
 
 
 def begin_case(case_dir: Path, resolved_input: dict[str, Any]) -> None:
-    """Create the case folder, drop any old record, write the resolved input."""
-    case_dir.mkdir(parents=True, exist_ok=True)
-    with contextlib.suppress(FileNotFoundError):
-        (case_dir / "record.json").unlink()
+    """Create the case folder, drop any old record (and temp files a killed writer left
+    behind), write the resolved input."""
+    try:
+        case_dir.mkdir(parents=True)
+    except FileExistsError:  # a rerun: clean up before anything new is written
+        with contextlib.suppress(FileNotFoundError):
+            (case_dir / "record.json").unlink()
+        for entry in os.scandir(case_dir):
+            if entry.name.startswith(".") and entry.name.endswith(".tmp"):
+                with contextlib.suppress(FileNotFoundError):
+                    os.unlink(entry.path)
     write_json(case_dir / "input.json", resolved_input)
 
 

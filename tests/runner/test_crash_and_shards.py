@@ -57,6 +57,7 @@ def test_sigkill_at_random_moments_then_resume(tmp_path: Path) -> None:
     final = _orchestrate(cfg, runs)
     _, err = final.communicate(timeout=60)
     assert final.returncode == 0 and "0 of 200 cells run" in err.decode()
+    # temp files of writes cut short by SIGKILL were cleaned when their cells reran
     assert not list((runs / "t").glob("*/cases/*/.record.json.*.tmp"))
 
 

@@ -173,8 +173,9 @@ def pareto_chart(report: Mapping[str, Any]) -> str | None:
         on = np.array([c["condition_id"] in front for c in conds])
         ax.errorbar(xs, [c["mean"] for c in conds], yerr=errs, fmt="none", ecolor=PALETTE[7],
                     elinewidth=0.8, alpha=0.7)
-        ax.scatter(xs[~on], [c["mean"] for c, o in zip(conds, on, strict=True) if not o],
-                   color=PALETTE[0], s=26, zorder=3, label="dominated")
+        if (~on).any():
+            ax.scatter(xs[~on], [c["mean"] for c, o in zip(conds, on, strict=True) if not o],
+                       color=PALETTE[0], s=26, zorder=3, label="dominated")
         f_pts = sorted((c[key], c["mean"]) for c in conds if c["condition_id"] in front)
         if f_pts:
             ax.step([p[0] for p in f_pts], [p[1] for p in f_pts], where="post", color=ACCENT,

@@ -70,8 +70,9 @@ def to_svg(fig: Figure, prefix: str, title: str) -> str:
     """Serialise ``fig`` to an inline-safe ``<svg>`` string (see module docstring)."""
     buf = io.StringIO()
     with style():
-        fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None},
-                    bbox_inches="tight")
+        # No bbox_inches="tight": constrained layout already fits labels (and it would
+        # draw the figure twice).
+        fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None})
     text = _PROLOG.sub("", buf.getvalue()).strip()
     for old in sorted(set(_ID.findall(text)), key=len, reverse=True):
         new = f"{prefix}-{old}"

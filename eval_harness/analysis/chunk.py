@@ -1,0 +1,163 @@
+"""One run's records → column lists (samples and judge rows); picklable for worker processes.
+
+A *sample* is one record (one case of one run); its *rows* are one per judge plus the
+`composite` row. Values: numbers as recorded, booleans 0/1, pairwise and errored NaN.
+The composite is the record's own, else formed from judge specs (`composite`).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from eval_harness.analysis.composite import JudgeSpec, JudgeValue, composite, normalise
+
+NAN = math.nan
+
+
+def _num(x: Any) -> float:
+    t = type(x)
+    return float(x) if t is float or t is int else NAN
+
+
+class Chunk:
+    """Column lists of one run's samples and rows (row → sample by local index)."""
+
+    def __init__(self, specs: Mapping[str, JudgeSpec] | None, finished_default: str) -> None:
+        self.specs = specs
+        self.finished_default = finished_default
+        self.s_rep: list[int] = []
+        self.s_case: list[str] = []
+        self.s_status: list[str] = []
+        self.s_latency: list[float] = []
+        self.s_cost: list[float] = []
+        self.s_tokens: list[float] = []
+        self.s_tools: list[float] = []
+        self.s_hash: list[str] = []
+        self.s_source: list[Any] = []
+        self.s_finished: list[str] = []
+        self.r_sample: list[int] = []
+        self.r_judge: list[str] = []
+        self.r_value: list[float] = []
+        self.r_kind: list[str] = []
+        self.r_err: list[bool] = []
+        self.r_norm: list[float] = []
+        self.case_tags: dict[str, dict[str, Any]] = {}
+        self.composite_unknown = False
+        self.composite_inferred = False
+        self.bad_records: list[str] = []
+
+    def add(self, rec: Mapping[str, Any], source: Any, replication: int) -> None:
+        """Add one case record (source: its path, or the dict itself)."""
+        idx = len(self.s_case)
+        case_id = str(rec.get("case_id"))
+        rep = rec.get("replication")
+        self.s_rep.append(rep if type(rep) is int else replication)
+        self.s_case.append(case_id)
+        status = str(rec.get("status") or "ok")
+        self.s_status.append(status)
+        self.s_latency.append(_num(rec.get("latency_s")))
+        self.s_cost.append(_num(rec.get("cost_usd")))
+        self.s_tokens.append(_num(rec.get("tokens")))
+        self.s_tools.append(_num(rec.get("tool_calls")))
+        self.s_hash.append(str(rec.get("case_hash") or ""))
+        self.s_source.append(source)
+        self.s_finished.append(str(rec.get("finished_at") or self.finished_default))
+        tags = rec.get("tags")
+        if tags and case_id not in self.case_tags:
+            self.case_tags[case_id] = dict(tags)
+        self._rows(idx, rec, status != "ok")
+
+    def _rows(self, idx: int, rec: Mapping[str, Any], case_err: bool) -> None:
+        # hot loop (one call per record): locals only, no per-judge objects unless needed
+        specs = self.specs
+        recorded = rec.get("composite")
+        need_parts = not case_err and (recorded is None or isinstance(recorded, bool))
+        parts: list[JudgeValue] = []
+        scores = rec.get("scores") or {}
+        r_sample, r_judge, r_value = self.r_sample, self.r_judge, self.r_value
+        r_kind, r_err, r_norm = self.r_kind, self.r_err, self.r_norm
+        for name, sc in scores.items():
+            kind = sc.get("kind") or "numeric"
+            raw = sc.get("value")
+            err = case_err or bool(sc.get("errored"))
+            spec = specs.get(name) if specs else None
+            if spec is not None and spec.pairwise:
+                kind = "pairwise"
+            if err:
+                val = NAN
+            elif raw is True or raw is False:
+                if kind != "pairwise":
+                    kind = "boolean"
+                val = 1.0 if raw else 0.0
+            elif kind != "pairwise" and type(raw) in (float, int):
+                val = float(raw)
+            else:
+                val = NAN
+            norm = sc.get("normalized")
+            if spec is not None or type(norm) not in (float, int) or val != val:
+                rng = spec.score_range if spec is not None and spec.score_range else sc.get("score_range")
+                norm = normalise(val, kind, rng)
+            r_sample.append(idx)
+            r_judge.append(name)
+            r_value.append(val)
+            r_kind.append(kind)
+            r_err.append(err)
+            r_norm.append(norm)
+            if not need_parts or kind == "pairwise":
+                continue
+            if spec is not None:
+                if spec.in_composite:
+                    parts.append(JudgeValue(norm, err, spec.gate, spec.weight))
+            elif specs is None:
+                parts.append(JudgeValue(norm, err, bool(sc.get("gate")), float(sc.get("weight", 1.0))))
+        if case_err:
+            value, c_err = NAN, True
+        elif isinstance(recorded, (int, float)) and not isinstance(recorded, bool):
+            value, c_err = float(recorded), False
+        elif rec.get("composite_errored"):
+            value, c_err = NAN, True
+        else:
+            value, c_err = composite(parts) if parts else (NAN, False)
+            if math.isnan(value) and not c_err:
+                self.composite_unknown = True
+            elif specs is None:
+                self.composite_inferred = True
+        r_sample.append(idx)
+        r_judge.append("composite")
+        r_value.append(value)
+        r_kind.append("composite")
+        r_err.append(c_err)
+        r_norm.append(value)
+
+
+def read_native_cases(
+    run_dir: str, replication: int, finished_default: str, specs: Mapping[str, JudgeSpec] | None
+) -> Chunk:
+    """Every `cases/*/record.json` of one run (folders without a record are incomplete)."""
+    chunk = Chunk(specs, finished_default)
+    cases_dir = os.path.join(run_dir, "cases")
+    try:
+        with os.scandir(cases_dir) as it:
+            names = sorted(e.name for e in it if not e.name.startswith("."))
+    except FileNotFoundError:
+        return chunk
+    loads = json.loads
+    for name in names:
+        path = cases_dir + os.sep + name + os.sep + "record.json"
+        try:
+            with open(path, "rb") as fh:
+                rec = loads(fh.read())
+        except (FileNotFoundError, NotADirectoryError):
+            continue  # incomplete case: no record yet
+        except ValueError:
+            chunk.bad_records.append(path)
+            continue
+        if isinstance(rec, dict):
+            chunk.add(rec, path, replication)
+        else:
+            chunk.bad_records.append(path)
+    return chunk
