@@ -27,10 +27,10 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 TIER = {"easy": 1.8, "medium": 0.4, "hard": -0.9}
-MODEL = {"example-small": -0.5, "example-large": 0.7}
-EFFORT = {"low": -0.3, "high": 0.3}
+MODEL = {"example-small": -0.9, "example-large": 0.9}
+EFFORT = {"low": -0.5, "high": 0.5}
 #: docs effect per model: large interaction (the small model gains much more)
-DOCS = {"example-small": 1.3, "example-large": 0.1}
+DOCS = {"example-small": 1.8, "example-large": 0.2}
 FLAKY = {"geo-08", "sci-09", "math-07", "sci-12"}
 PRICE = {"example-small": (0.25, 1.25), "example-large": (3.0, 15.0)}  # USD per 1M tokens
 
@@ -99,7 +99,7 @@ def main():
     if docs:
         steps.append({"tool": "search_docs", "arguments": {"query": o['question'][:60]}})
         steps += [{"tool": "read_section", "arguments": {"n": i}}
-                  for i in range(rng.randint(0, 2 if model == "example-large" else 3))]
+                  for i in range(rng.randint(0, 2))]
     if high:
         steps += [{"tool": "think", "arguments": {}} for _ in range(rng.randint(1, 3))]
     # simulated latency: tens of milliseconds

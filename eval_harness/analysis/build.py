@@ -29,7 +29,13 @@ from eval_harness.analysis.build_parts import (
     term_table,
 )
 from eval_harness.analysis.composite import coerce_judge_specs
-from eval_harness.analysis.design import DesignCheck, design_check, finite_or_none, usable_rows
+from eval_harness.analysis.design import (
+    DesignCheck,
+    design_check,
+    finite_or_none,
+    observed_levels,
+    usable_rows,
+)
 from eval_harness.analysis.power import mde, variance_from_components
 from eval_harness.analysis.stats import (
     LMM_LABEL,
@@ -105,6 +111,9 @@ def build_anova(
         raise UsageError("keeping incomplete cases needs the fitted model",
                          hint="use --method lmm with --keep-incomplete")
     specs = coerce_judge_specs(judge_specs) or {}
+    if len(frame) and not (frame["judge"] == response).any():
+        names = ", ".join(sorted(map(str, frame["judge"].unique())))
+        raise UsageError(f"no judge named {response!r} in the runs", hint=f"use one of: {names}")
     dc = design_check(frame, response)
     res, excluded_cases = _fit(dc, method, keep_incomplete, frame, response)
     order = term_order(dc.factors)
@@ -173,9 +182,25 @@ def build_anova(
     doc["condition_summaries"] = summaries
     doc["pareto"] = pareto_frontier(summaries)
     if per_judge:
-        judges = [str(j) for j, k in kinds.items() if k not in ("composite", "pairwise")]
-        doc["per_judge"] = per_judge_block(frame, judges, dc.kept, dc.levels, method, alpha, keep_incomplete)
+        judges = [str(j) for j, k in kinds.items()
+                  if k not in ("composite", "pairwise") and str(j) not in pairwise]
+        pj_kept, pj_levels = _judge_factors(frame, judges, dc.factors)
+        doc["per_judge"] = per_judge_block(frame, judges, pj_kept, pj_levels, method, alpha, keep_incomplete)
     return jsonable(doc)  # type: ignore[no-any-return]
+
+
+def _judge_factors(frame: pd.DataFrame, judges: list[str],
+                   factors: list[str]) -> tuple[list[str], dict[str, list[Any]]]:
+    """Factors with >= 2 levels observed in the judges' usable rows (the composite may
+    be unavailable, e.g. imports without a config, while the judges are)."""
+    if not judges or not factors:
+        return [], {}
+    value = frame["value"].to_numpy(dtype=float)
+    keep = frame["judge"].isin(judges).to_numpy(dtype=bool) & np.isfinite(value)
+    keep &= ~frame["errored"].to_numpy(dtype=bool)
+    seen = observed_levels(frame[keep], factors, frame.attrs.get("levels", {}))
+    kept = [f for f in factors if len(seen[f]) >= 2]
+    return kept, {f: seen[f] for f in kept}
 
 
 def _variance_components(res: AnovaResult | None, frame: pd.DataFrame, response: str,

@@ -98,9 +98,12 @@ class Chunk:
             else:
                 val = NAN
             norm = sc.get("normalized")
-            if spec is not None or type(norm) not in (float, int) or val != val:
-                rng = spec.score_range if spec is not None and spec.score_range else sc.get("score_range")
-                norm = normalise(val, kind, rng)
+            if val != val:
+                norm = NAN
+            elif spec is not None and spec.score_range:  # the config's range wins
+                norm = normalise(val, kind, spec.score_range)
+            elif type(norm) not in (float, int):
+                norm = normalise(val, kind, sc.get("score_range"))
             r_sample.append(idx)
             r_judge.append(name)
             r_value.append(val)

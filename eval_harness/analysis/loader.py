@@ -22,19 +22,24 @@ per-sample columns are expanded with numpy indexing, never per-row pandas operat
 from __future__ import annotations
 
 import json
+import multiprocessing as mp
 import os
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from eval_harness.analysis.aeh_import import natural_key, read_aeh_run
+from eval_harness.analysis.chunk import Chunk, read_native_cases
 from eval_harness.analysis.collect import Collector
-from eval_harness.analysis.composite import coerce_judge_specs
+from eval_harness.analysis.composite import JudgeSpec, coerce_judge_specs
 from eval_harness.analysis.discover import RunDir, find_run_dirs
 
+MAX_WORKERS = 4
+PARALLEL_MIN_RUNS = 8
 COLUMNS_HEAD = ["eval", "run_id", "condition_id"]
 COLUMNS_TAIL = [
     "replication", "case_id", "judge", "value", "kind", "errored", "case_status",
@@ -102,35 +107,28 @@ def _level_order(
             v = r["levels"][f]
             if v not in seen:
                 seen.append(v)
-        given = list((factor_levels or {}).get(f, []))
+        # a config variant level is recorded by its name
+        given = [getattr(v, "name", v) if hasattr(v, "set") else v
+                 for v in (factor_levels or {}).get(f, [])]
         rest = sorted((v for v in seen if v not in given), key=_sort_key)
         out[f] = [v for v in given if v in seen] + rest
     return out
 
 
-def _read_cases(col: Collector, run_idx: int, run_dir: str, replication: int) -> int:
-    cases_dir = os.path.join(run_dir, "cases")
-    try:
-        with os.scandir(cases_dir) as it:
-            names = sorted(e.name for e in it if not e.name.startswith("."))
-    except FileNotFoundError:
-        return 0
-    n = 0
-    loads = json.loads
-    for name in names:
-        path = cases_dir + os.sep + name + os.sep + "record.json"
-        try:
-            with open(path, "rb") as fh:
-                rec = loads(fh.read())
-        except (FileNotFoundError, NotADirectoryError):
-            continue  # incomplete case: no record yet
-        except ValueError:
-            col.bad_records.append(path)
-            continue
-        rep = rec.get("replication")
-        col.add_record(run_idx, rec, path, int(rep) if isinstance(rep, int) else replication)
-        n += 1
-    return n
+def _chunks(
+    jobs: list[tuple[str, int, str]], specs: Mapping[str, JudgeSpec] | None, workers: int | None
+) -> Iterator[Chunk]:
+    """Read native runs' cases, in order; in worker processes when there are many runs."""
+    n_workers = workers if workers is not None else min(os.cpu_count() or 1, MAX_WORKERS)
+    if n_workers <= 1 or len(jobs) < PARALLEL_MIN_RUNS:
+        for run_dir, rep, finished in jobs:
+            yield read_native_cases(run_dir, rep, finished, specs)
+        return
+    ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else None
+    with ProcessPoolExecutor(max_workers=n_workers, mp_context=ctx) as pool:
+        futures = [pool.submit(read_native_cases, d, r, f, specs) for d, r, f in jobs]
+        for fut in futures:
+            yield fut.result()
 
 
 def load_runs(
@@ -138,13 +136,16 @@ def load_runs(
     *,
     judge_specs: Any = None,
     factor_levels: Mapping[str, Sequence[Any]] | None = None,
+    workers: int | None = None,
 ) -> pd.DataFrame:
     """Load every run directory under `path` (one root or several) into a tidy frame.
 
     `judge_specs`: an `EvalConfig`, its `judges` list, or {judge: {score_range, gate,
     weight}} — used to form a composite where a record has none and to normalise.
-    `factor_levels`: the config's matrix factors {factor: [levels]} (writing order of
-    factors and levels); without it factors come from the recorded levels.
+    `factor_levels`: the config's `matrix.factors` {factor: [levels or variants]} (writing
+    order of factors and levels); without it factors come from the recorded levels.
+    `workers`: processes reading records (default: up to 4 CPUs when there are at least
+    8 runs; 1 = in this process). The result does not depend on it.
     """
     roots = [path] if isinstance(path, (str, os.PathLike)) else list(path)
     specs = coerce_judge_specs(judge_specs)
@@ -172,17 +173,23 @@ def load_runs(
         else:
             kept.append((rd, run, recs))
     _assign_aeh_replications(kept)
+    native: list[tuple[str, int, str]] = []
     for rd, run, recs in kept:
         run["path"] = rd.path
         run["levels_key"] = levels_key(run["levels"])
+        if recs is None:
+            native.append((rd.path, run["replication"], str(run.get("finished_at") or "")))
+    chunks = _chunks(native, specs, workers)
+    for rd, run, recs in kept:
         idx = col.add_run(run)
         if recs is None:
-            n = _read_cases(col, idx, rd.path, run["replication"])
+            chunk = next(chunks)
         else:
+            chunk = Chunk(specs, str(run.get("finished_at") or ""))
             for rec in recs:
-                col.add_record(idx, rec, rec, run["replication"])
-            n = len(recs)
-        if n == 0:
+                chunk.add(rec, rec, run["replication"])
+        col.add_chunk(idx, chunk)
+        if not chunk.s_case:
             issues.append({"kind": "empty_run", "detail": f"run {rd.path}: no case records"})
     issues.extend(col.issues())
     issues.extend({"kind": "unreadable_record", "detail": f"{p}: not valid JSON; skipped"}
@@ -217,8 +224,8 @@ def _assign_aeh_replications(runs: list[tuple[RunDir, dict[str, Any], Any]]) -> 
 
 
 def _composite_note(col: Collector, have_specs: bool) -> str | None:
-    if col.composite_unknown:
-        runs = sorted(col.composite_unknown)
+    if col.composite_unknown_runs:
+        runs = sorted(col.composite_unknown_runs)
         shown = ", ".join(runs[:5]) + (" ..." if len(runs) > 5 else "")
         hint = "a judge is missing from the config or has no score_range" if have_specs else (
             "a numeric judge has no recorded score_range; pass the eval's config (--config)")

@@ -93,6 +93,66 @@ def one_line(text: Any, limit: int = 80) -> str:
     return s if len(s) <= limit else s[: limit - 1] + "…"
 
 
+def est_ci(est: Any, pair: Sequence[Any] | None, digits: int = 2, *, sign: bool = False) -> str:
+    """``0.66 [0.57, 0.75]``: estimate and interval in one cell; a dash when missing."""
+    head = signed(est, digits) if sign else f3(est, digits)
+    interval = ci(pair, digits)
+    return head if interval == DASH else f"{head} {interval}"
+
+
+def est_pm(est: Any, pair: Sequence[Any] | None, digits: int = 2) -> str:
+    """``+0.12 ±0.09`` for an interval symmetric about the estimate (paired t), else
+    ``+0.12 [0.03, 0.21]``; the half-width is (hi − lo) / 2."""
+    if not is_num(est):
+        return DASH
+    if not pair or len(pair) != 2 or not all(is_num(v) for v in pair):
+        return signed(est, digits)
+    lo, hi = pair
+    # Symmetric to display precision: both half-widths round to the same text.
+    if f"{hi - est:.{digits}f}" == f"{est - lo:.{digits}f}":
+        return f"{signed(est, digits)} ±{(hi - lo) / 2:.{digits}f}"
+    return f"{signed(est, digits)} {ci(pair, digits)}"
+
+
+COMPACT_SEP = " · "
+_PREFIX_ENDS = "-_/:. "
+
+
+def level_display(levels: Mapping[str, Sequence[Any]]) -> dict[str, dict[str, str]]:
+    """Per factor, level → compact text: the levels' common prefix is dropped when it ends
+    at a separator (``-_/:.`` or space), e.g. ``example-small`` → ``small``, and only when
+    the shortened levels stay distinct and non-empty (never ambiguous)."""
+    out: dict[str, dict[str, str]] = {}
+    for factor, vals in levels.items():
+        names = [str(v) for v in vals]
+        prefix = _common_prefix(names) if len(names) > 1 else ""
+        short = [n[len(prefix):] for n in names]
+        if not prefix or any(not x for x in short) or len(set(short)) != len(short):
+            short = names
+        out[str(factor)] = dict(zip(names, short, strict=True))
+    return out
+
+
+def _common_prefix(names: Sequence[str]) -> str:
+    first = min(names)
+    last = max(names)
+    n = 0
+    while n < min(len(first), len(last)) and first[n] == last[n]:
+        n += 1
+    cut = max((i + 1 for i, ch in enumerate(first[:n]) if ch in _PREFIX_ENDS), default=0)
+    return first[:cut]
+
+
+def compact_label(levels: Mapping[str, Any] | None, display: Mapping[str, Mapping[str, str]]
+                  | None = None, fallback: str = "") -> str:
+    """``small · low · none``: level values only, in matrix factor order, shortened with
+    :func:`level_display`; the fallback (a condition id) when there are no levels."""
+    if not levels:
+        return fallback
+    disp = display or {}
+    return COMPACT_SEP.join(disp.get(k, {}).get(str(v), str(v)) for k, v in levels.items())
+
+
 def levels_label(levels: Mapping[str, Any] | None, fallback: str = "") -> str:
     """``model=m1, effort=low`` (matrix order), or the fallback (a condition id)."""
     if not levels:

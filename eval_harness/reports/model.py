@@ -15,6 +15,7 @@ from typing import Any
 import pandas as pd
 
 from eval_harness.analysis.compare.build import condition_table
+from eval_harness.reports import fmt
 from eval_harness.reports import summaries as sm
 
 SCHEMA_VERSION = 1
@@ -118,6 +119,9 @@ def _comparison_summaries(comparisons: Mapping[str, Any] | None) -> list[dict[st
                 "reference": (rec.get("reference") or {}).get("label"),
                 "candidate": (rec.get("candidate") or {}).get("label"),
                 "candidate_id": (rec.get("candidate") or {}).get("condition_id"),
+                "reference_id": (rec.get("reference") or {}).get("condition_id"),
+                "candidate_levels": (rec.get("candidate") or {}).get("levels"),
+                "reference_levels": (rec.get("reference") or {}).get("levels"),
                 "verdict": rec.get("verdict"),
                 "n_cases_compared": rec.get("n_cases_compared"),
                 "pass_rate_change": overall.get("statistic"),
@@ -138,13 +142,16 @@ def _leaderboard(board: Mapping[str, Any] | None) -> dict[str, Any] | None:
         return None
     rows = []
     for r in board.get("conditions") or []:
-        comp = r.get("composite") or {}
+        # leaderboard.json names the ranked score "quality" (composite, or pass rate when
+        # no composite exists: ``quality_metric``); older files called it "composite".
+        comp = r.get("quality") or r.get("composite") or {}
         vs = r.get("vs_leader") or {}
         rows.append(
             {
                 "rank": r.get("rank"),
                 "condition_id": r.get("condition_id"),
                 "label": r.get("label"),
+                "levels": r.get("levels"),
                 "mean": comp.get("mean"),
                 "ci": comp.get("ci"),
                 "pass_rate": r.get("pass_rate"),
@@ -158,6 +165,7 @@ def _leaderboard(board: Mapping[str, Any] | None) -> dict[str, Any] | None:
         )
     return {
         "n_cases": board.get("n_cases"),
+        "quality_metric": board.get("quality_metric", "composite"),
         "correction": board.get("correction"),
         "rows": rows,
         "saturation": board.get("saturation"),
@@ -180,6 +188,17 @@ def _overlay_summaries(conditions: list[dict[str, Any]], summaries: Any, clip: b
             if clip:
                 ci = [None if v is None else min(max(v, 0.0), 1.0) for v in ci]
             c["mean"], c["ci"] = s["mean"], ci
+
+
+def _display(conditions: list[dict[str, Any]], factors: list[str]) -> dict[str, dict[str, str]]:
+    """Compact level names per factor (``fmt.level_display``) over the observed levels."""
+    levels: dict[str, list[str]] = {f: [] for f in factors}
+    for c in conditions:
+        for f in factors:
+            v = str((c.get("levels") or {}).get(f, ""))
+            if v not in levels[f]:
+                levels[f].append(v)
+    return fmt.level_display(levels)
 
 
 def _pareto(conditions: list[dict[str, Any]]) -> dict[str, Any]:
@@ -214,6 +233,9 @@ def build_report(
         c["is_reference"] = is_ref
         c["vs_reference"] = vs.get(c["condition_id"])
     factors = sm.factors_of(frame)
+    display = _display(conditions, factors)
+    for c in conditions:
+        c["short_label"] = fmt.compact_label(c.get("levels"), display, c["condition_id"][:6])
     conds = condition_table(frame)
     evals = sorted(frame["eval"].astype(str).unique()) if "eval" in frame.columns else []
     return {
@@ -228,6 +250,7 @@ def build_report(
         "family_size": anova.get("family_size"),
         "design": anova.get("design") or {"factors": frame.attrs.get("levels", {})},
         "factors": factors,
+        "level_display": display,
         "reference": ref,
         "conditions": conditions,
         "anova": {
@@ -238,6 +261,7 @@ def build_report(
         },
         "contrasts": _contrasts(anova),
         "per_judge": _per_judge(anova),
+        "judge_means": sm.judge_means(frame, [c["condition_id"] for c in conditions]),
         "variance_components": anova.get("variance_components"),
         "power": anova.get("power"),
         "pareto": _pareto(conditions),

@@ -205,3 +205,26 @@ def pareto_front(points: list[tuple[str, float, float]]) -> list[str]:
         if not dominated:
             front.append(pid)
     return front
+
+
+def judge_means(frame: pd.DataFrame, condition_ids: list[str]) -> dict[str, Any] | None:
+    """Mean normalized score of each (non-composite, non-pairwise) judge per condition:
+    per case the mean over usable attempts, then the plain mean over cases. Descriptive
+    only (the per-judge ANOVA screen is ``--per-judge``); None with fewer than two judges,
+    where the composite already says it all."""
+    need = {"judge", "kind", "normalized", "errored", "condition_id", "case_id"}
+    if not need <= set(frame.columns):
+        return None
+    keep = (~frame["kind"].isin(["composite", "pairwise"])) & (~frame["errored"].astype(bool))
+    sub = frame.loc[keep, ["judge", "condition_id", "case_id", "normalized"]]
+    sub = sub[np.isfinite(sub["normalized"].to_numpy(dtype=float))]
+    judges = [str(j) for j in dict.fromkeys(sub["judge"].astype(str))]
+    if len(judges) < 2:
+        return None
+    per_case = sub.groupby(["judge", "condition_id", "case_id"], sort=False)["normalized"].mean()
+    means = per_case.groupby(level=["judge", "condition_id"], sort=False).mean()
+    rows = [{"condition_id": cid,
+             "means": {j: num(float(means[(j, cid)])) if (j, cid) in means.index else None
+                       for j in judges}}
+            for cid in condition_ids]
+    return {"judges": judges, "rows": rows}

@@ -17,7 +17,12 @@ from eval_harness.reports.summaries import cell_text
 
 @dataclass
 class TextTable:
-    """A titled table; ``align`` holds "l" or "r" per column."""
+    """A titled table; ``align`` holds "l" or "r" per column.
+
+    ``priority`` ranks columns for narrow consoles: 0 is never hidden, larger numbers are
+    hidden first (``console.fit_columns``). ``tips`` (per row, per cell) and
+    ``column_tips`` carry the full text behind a compact cell (HTML ``title``).
+    """
 
     key: str
     title: str
@@ -26,43 +31,98 @@ class TextTable:
     align: list[str] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
     empty: str = fmt.NOT_AVAILABLE
+    priority: list[int] = field(default_factory=list)
+    tips: list[list[str]] = field(default_factory=list)
+    column_tips: list[str] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         if not self.align:
             self.align = ["l"] * len(self.columns)
+        if not self.priority:
+            self.priority = [0] * len(self.columns)
+
+    def add(self, row: list[str], tips: dict[int, str] | None = None) -> None:
+        """Append a row; ``tips`` maps a column index to that cell's full text."""
+        self.rows.append(row)
+        self.tips.append([(tips or {}).get(i, "") for i in range(len(row))])
 
 
 def _short(cid: Any) -> str:
-    return str(cid)[:8]
+    return str(cid)[:6]
+
+
+class Labels:
+    """Compact condition labels (``small · low · none``) and their full text, by id."""
+
+    def __init__(self, report: Mapping[str, Any]) -> None:
+        self.display: Mapping[str, Mapping[str, str]] = report.get("level_display") or {}
+        conds = report.get("conditions") or []
+        self.short = {str(c["condition_id"]): str(c.get("short_label") or c.get("label")
+                                                  or _short(c["condition_id"])) for c in conds}
+        self.full = {str(c["condition_id"]): f"{c.get('label')} (id {c['condition_id']})"
+                     for c in conds}
+        self.number = {str(c["condition_id"]): i for i, c in enumerate(conds, start=1)}
+
+    def of(self, cid: Any, levels: Mapping[str, Any] | None = None,
+           label: Any = None) -> tuple[str, str]:
+        """(compact, full) for a condition id, else from its levels, else the label."""
+        key = str(cid) if cid is not None else ""
+        if key in self.short:
+            return self.short[key], self.full[key]
+        full = fmt.levels_label(levels, str(label or _short(key)))
+        return fmt.compact_label(levels, self.display, str(label or _short(key))), full
+
+    def level(self, factor: str, value: Any) -> str:
+        """One factor level in compact form."""
+        return self.display.get(factor, {}).get(str(value), str(value))
+
+
+def _prefix_note(report: Mapping[str, Any]) -> str | None:
+    cut = [(f, k[: len(k) - len(v)]) for f, m in (report.get("level_display") or {}).items()
+           for k, v in m.items() if k != v]
+    seen = dict.fromkeys(cut)
+    if not seen:
+        return None
+    return "levels shown without their common prefix: " + ", ".join(
+        f"{f} {p!r}" for f, p in seen)
+
+
+def _pass_ci(pair: Any) -> str:
+    if not pair or len(pair) != 2 or not all(fmt.is_num(v) for v in pair):
+        return fmt.DASH
+    return f"{100 * pair[0]:.0f}–{100 * pair[1]:.0f}%"
 
 
 def matrix_table(report: Mapping[str, Any]) -> TextTable:
-    """Condition, levels, mean composite (95% CI), pass rate (Wilson), cases, p95 latency,
-    cost, and against the reference: Δ composite (95% CI), p, verdict."""
-    factors = list(report.get("factors") or [])
+    """#, condition (compact levels), mean composite [95% CI], pass rate (Wilson), cases
+    passed / flaky, p95 latency, cost, and against the reference: Δ mean ± 95% CI, p, verdict."""
+    lab = Labels(report)
     t = TextTable(
         "matrix",
         "Conditions",
-        ["condition", *factors, "mean [95% CI]", "pass rate [Wilson]", "passed",
-         "flaky", "p95 latency", "cost/run", "Δ vs ref [95% CI]", "p", "verdict"],
+        ["#", "condition", "mean [95% CI]", "pass", "Wilson 95%", "passed", "flaky",
+         "p95 lat.", "cost/run", "Δ vs ref", "p", "verdict"],
+        align=["r", "l", "r", "r", "r", "r", "r", "r", "r", "r", "r", "l"],
+        priority=[0, 0, 0, 2, 6, 4, 5, 8, 7, 1, 3, 0],
     )
-    t.align = ["l"] * (1 + len(factors)) + ["r"] * 8 + ["l"]
     for c in report.get("conditions") or []:
+        cid = str(c["condition_id"])
         vs = c.get("vs_reference") or {}
         if c.get("is_reference"):
             delta, p, verdict = "reference", "", ""
         elif vs:
-            delta = f"{fmt.signed(vs.get('diff'))} {fmt.ci(vs.get('ci'))}"
+            delta = fmt.est_pm(vs.get("diff"), vs.get("ci"))
             p, verdict = fmt.pval(vs.get("p")), str(vs.get("verdict") or fmt.DASH)
         else:
             delta, p, verdict = fmt.DASH, fmt.DASH, fmt.DASH
-        levels = c.get("levels") or {}
-        t.rows.append(
+        short, full = lab.of(cid)
+        t.add(
             [
-                _short(c["condition_id"]),
-                *(str(levels.get(f, "")) for f in factors),
-                f"{fmt.f3(c.get('mean'))} {fmt.ci(c.get('ci'))}",
-                f"{fmt.pct(c.get('pass_rate'))} {fmt.ci(c.get('pass_ci'), as_pct=True)}",
+                str(lab.number[cid]),
+                short,
+                fmt.est_ci(c.get("mean"), c.get("ci")),
+                fmt.pct(c.get("pass_rate")),
+                _pass_ci(c.get("pass_ci")),
                 f"{c.get('cases_passed', 0)}/{c.get('n_cases', 0)}",
                 str(c.get("cases_flaky", 0)),
                 fmt.seconds(c.get("latency_p95_s")),
@@ -70,13 +130,20 @@ def matrix_table(report: Mapping[str, Any]) -> TextTable:
                 delta,
                 p,
                 verdict,
-            ]
+            ],
+            {1: full},
         )
+    if report.get("reference"):
+        t.notes.append("Δ vs ref ± 95% CI and p: paired t on per-case mean composite; "
+                       "verdict: pass-rate permutation test and per-case changes")
+    else:
+        t.notes.append("comparison with a reference: not available")
     errored = sum(int(c.get("n_errored_attempts") or 0) for c in report.get("conditions") or [])
     if errored:
         t.notes.append(f"{errored} errored attempt(s) excluded (never scored 0).")
-    if not report.get("reference"):
-        t.notes.append("comparison with a reference: not available")
+    note = _prefix_note(report)
+    if note:
+        t.notes.append(note)
     return t
 
 

@@ -259,3 +259,23 @@ def test_both_layouts_give_the_same_terms(tmp_path: Path) -> None:
         for name, t in block["terms"].items():
             assert math.isclose(t["p_adjusted"], aeh["per_judge"]["judges"][j]["terms"][name]["p_adjusted"])
     assert native["variance_components"] == pytest.approx(aeh["variance_components"])
+
+
+def test_unknown_response_is_a_usage_error() -> None:
+    with pytest.raises(UsageError, match="no judge named"):
+        build_anova(frame_from(_data()), response="nope")
+
+
+def test_aeh_fixture_document_is_valid_and_drops_the_single_model() -> None:
+    fixture = Path(__file__).resolve().parents[1] / "fixtures" / "aeh_runs"
+    specs = {"tests_pass": {"gate": True}, "solution_quality": {"score_range": [1, 5]}}
+    doc = build_anova(load_runs(fixture, judge_specs=specs), per_judge=True)
+    _valid(doc)
+    assert list(doc["terms"]) == ["context"]
+    assert [d["factor"] for d in doc["design"]["dropped_factors"]] == ["model"]
+    assert doc["condition_summaries"][0]["cost_source"] == "runs"
+    # without a config the composite is left out: nothing to test, and the issue says why
+    bare = build_anova(load_runs(fixture), per_judge=True)
+    _valid(bare)
+    assert bare["terms"] == {} and any(i["kind"] == "composite" for i in bare["issues"])
+    assert "tests_pass" in bare["per_judge"]["judges"]

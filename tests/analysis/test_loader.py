@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from rundir_writer import write_aeh, write_native
 
@@ -185,3 +186,47 @@ def test_yaml_types_of_levels_are_kept(tmp_path: Path) -> None:
     df = load_runs(tmp_path)
     assert df.attrs["levels"] == {"n": [3, 10], "flag": [True]}
     assert {type(v) for v in df["n"]} == {int}
+
+
+def test_worker_processes_give_the_same_frame(tmp_path: Path) -> None:
+    root = _native(tmp_path)
+    shutil.copytree(root, tmp_path / "ci-job-2")
+    roots = [root, tmp_path / "ci-job-2"]
+    serial = load_runs(roots, workers=1)
+    parallel = load_runs(roots, workers=2)  # 16 runs: above the parallel threshold
+    pd.testing.assert_frame_equal(serial, parallel)
+    assert serial.attrs["issues"] == parallel.attrs["issues"]
+
+
+def test_judge_specs_from_a_config() -> None:
+    from eval_harness.analysis.composite import coerce_judge_specs
+    from eval_harness.config.judge_model import JudgeBlock
+    from eval_harness.config.models import EvalConfig
+
+    cfg = EvalConfig(
+        name="e",
+        judges=[JudgeBlock(name="q", prompt="x", score_range=[1, 5]),
+                JudgeBlock(name="ok", check="return True, ''", gate=True),
+                JudgeBlock(name="pw", pairwise={"a": 1})],
+        composite={"weights": {"q": 2.0}},  # type: ignore[arg-type]
+    )
+    specs = coerce_judge_specs(cfg)
+    assert specs is not None
+    assert specs["q"].score_range == (1.0, 5.0) and specs["q"].weight == 2.0
+    assert specs["ok"].gate and specs["pw"].pairwise
+    aeh_cfg = EvalConfig(name="e", judges=[
+        JudgeBlock(name="solution_quality", prompt="x", score_range=[1, 5]),
+        JudgeBlock(name="tests_pass", check="return True, ''", gate=True)])
+    via_config = load_runs(AEH, judge_specs=aeh_cfg)
+    via_dict = load_runs(AEH, judge_specs=AEH_SPECS)
+    pd.testing.assert_series_equal(via_config["value"], via_dict["value"])
+    assert via_config[via_config["judge"] == "composite"]["value"].notna().all()
+
+
+def test_booleans_only_form_a_composite_without_config(tmp_path: Path) -> None:
+    data = {("a",): {"c1": [{"x": True, "y": False}]}, ("b",): {"c1": [{"x": True, "y": True}]}}
+    write_aeh(tmp_path, data, ["f"])
+    df = load_runs(tmp_path)
+    comp = df[df["judge"] == "composite"].set_index("f")["value"]
+    assert comp.to_dict() == {"a": 0.5, "b": 1.0}
+    assert any(i["kind"] == "composite" and "without a config" in i["detail"] for i in df.attrs["issues"])

@@ -219,14 +219,22 @@ def _side_id(side: Mapping[str, Any]) -> str:
 
 
 def _verdict(regressed: list[str], improved: list[str], perm: Any, alpha: float, n: int) -> str:
-    """regressed > improved > unchanged; "no-comparable-cases" when nothing was compared."""
+    """The headline: the overall test decides (``regressed`` / ``improved`` only when the
+    stratified permutation test is significant); otherwise per-case movements are named
+    (``mixed``, ``cases regressed``, ``cases improved``) or ``unchanged``. The CI gate does
+    not read this: it counts regressed cases itself (see gate.py)."""
     if n == 0:
         return "no-comparable-cases"
-    significant = perm.p < alpha
-    if regressed or (significant and perm.statistic < 0):
+    if perm.p < alpha and perm.statistic < 0:
         return "regressed"
-    if improved or (significant and perm.statistic > 0):
+    if perm.p < alpha and perm.statistic > 0:
         return "improved"
+    if regressed and improved:
+        return "mixed"
+    if regressed:
+        return "cases regressed"
+    if improved:
+        return "cases improved"
     return "unchanged"
 
 

@@ -6,15 +6,20 @@ R 4.x values are quoted beside each number (R calls in comments).
 from __future__ import annotations
 
 import itertools
+import math
 
 import numpy as np
 import pytest
+from scipy.stats import norm
 
 from eval_harness.analysis.compare.fisher import fisher_exact_two_sided
 from eval_harness.analysis.compare.paired import cluster_robust_mean, holm_adjust, paired_t
+from eval_harness.analysis.compare import permutation
 from eval_harness.analysis.compare.permutation import (
+    WEIGHT_RESOLUTION,
     CaseCounts,
     exact_feasible,
+    integer_weights,
     seed_from_ids,
     stratified_permutation_test,
 )
@@ -87,30 +92,44 @@ def test_one_attempt_reduces_to_sign_test(flips: int, p: float) -> None:
     assert res.statistic == pytest.approx(-flips / (flips + 7))
 
 
+def _float_weight(n_a: int, n_b: int, m: int, rho_min: float) -> int:
+    # Independent float version of the weight: round(R / (N·sd0(X)) / rho_min).
+    total = n_a + n_b
+    sd = math.sqrt(n_a * n_b * m * (total - m) / (total**2 * (total - 1)))
+    return round(WEIGHT_RESOLUTION / (total * sd) / rho_min)
+
+
 def _brute_force(cases: list[CaseCounts]) -> tuple[float, float]:
     """Enumerate every within-case re-split of the pooled attempts (labelled attempts)."""
-    per_case = []
-    for c in cases:
-        pooled = [1] * c.k_a + [0] * (c.n_a - c.k_a) + [1] * c.k_b + [0] * (c.n_b - c.k_b)
-        total = sum(pooled)
-        diffs = []
-        for idx in itertools.combinations(range(len(pooled)), c.n_b):
-            x = sum(pooled[i] for i in idx)
-            diffs.append(x / c.n_b - (total - x) / c.n_a)
-        per_case.append(diffs)
-    t_obs = float(np.mean([c.k_b / c.n_b - c.k_a / c.n_a for c in cases]))
-    ts = np.array([np.mean(combo) for combo in itertools.product(*per_case)])
-    return (
-        float(np.mean(np.abs(ts) >= abs(t_obs) - 1e-12)),
-        float(np.mean(ts <= t_obs + 1e-12)),
-    )
+    live = [c for c in cases if 0 < c.k_a + c.k_b < c.n_a + c.n_b]
+    if not live:
+        return 1.0, 1.0
+    rhos = []
+    for c in live:
+        total, m = c.n_a + c.n_b, c.k_a + c.k_b
+        rhos.append(1 / (total * math.sqrt(c.n_a * c.n_b * m * (total - m) / (total**2 * (total - 1)))))
+    per_case, z_obs = [], 0
+    for c in live:
+        total, m = c.n_a + c.n_b, c.k_a + c.k_b
+        w = _float_weight(c.n_a, c.n_b, m, min(rhos))
+        pooled = [1] * m + [0] * (total - m)
+        per_case.append(
+            [
+                w * (total * sum(pooled[i] for i in idx) - m * c.n_b)
+                for idx in itertools.combinations(range(total), c.n_b)
+            ]
+        )
+        z_obs += w * (total * c.k_b - m * c.n_b)
+    zs = np.array([sum(combo) for combo in itertools.product(*per_case)])
+    p_two = 1.0 if z_obs == 0 else float(np.mean(np.abs(zs) >= abs(z_obs)))
+    return p_two, float(np.mean(zs <= z_obs))
 
 
 def test_exact_equals_brute_force_on_random_small_designs() -> None:
     rng = np.random.default_rng(2024)
-    for _ in range(25):
+    for _ in range(40):
         cases = []
-        for _ in range(int(rng.integers(1, 4))):
+        for _ in range(int(rng.integers(1, 5))):
             n_a, n_b = int(rng.integers(1, 5)), int(rng.integers(1, 5))
             cases.append(
                 CaseCounts(n_a, int(rng.integers(0, n_a + 1)), n_b, int(rng.integers(0, n_b + 1)))
@@ -120,6 +139,36 @@ def test_exact_equals_brute_force_on_random_small_designs() -> None:
         assert res.method == "exact"
         assert res.p == pytest.approx(p_two, abs=1e-12)
         assert res.p_drop == pytest.approx(p_drop, abs=1e-12)
+
+
+def test_weights_are_rounded_inverse_null_sd() -> None:
+    margins = [(n_a, n_b, m) for n_a in range(1, 9) for n_b in range(1, 9) for m in range(1, n_a + n_b)]
+    rho = {t: 1 / math.sqrt(t[0] * t[1] * t[2] * (sum(t[:2]) - t[2]) / (sum(t[:2]) - 1)) for t in margins}
+    got = integer_weights(margins)
+    for t in margins:
+        exact = WEIGHT_RESOLUTION * rho[t] / min(rho.values())
+        assert abs(got[t] - exact) <= 0.5 + 1e-9
+    # With equal attempts, tables with different margins get different weights (no ties).
+    five = integer_weights([(5, 5, m) for m in range(1, 10)])
+    assert len(set(five.values())) == 5 and min(five.values()) == WEIGHT_RESOLUTION
+    assert five[(5, 5, 1)] == five[(5, 5, 9)]
+
+
+def test_fft_path_matches_direct_convolution(monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = np.random.default_rng(8)
+    cases = []
+    for _ in range(40):
+        n_a, n_b = int(rng.integers(1, 9)), int(rng.integers(1, 9))
+        cases.append(
+            CaseCounts(n_a, int(rng.integers(0, n_a + 1)), n_b, int(rng.integers(0, n_b + 1)))
+        )
+    direct = stratified_permutation_test(cases, method="exact")
+    monkeypatch.setattr(permutation, "DIRECT_LIMIT", 0)
+    monkeypatch.setattr(permutation, "DIRECT_SHORT", 0)
+    fft = stratified_permutation_test(cases, method="exact")
+    assert 1e-6 < direct.p < 1
+    assert fft.p == pytest.approx(direct.p, abs=1e-12)
+    assert fft.p_drop == pytest.approx(direct.p_drop, abs=1e-12)
 
 
 def test_monte_carlo_agrees_with_exact_and_reproduces() -> None:
@@ -157,11 +206,15 @@ def test_unequal_attempts_over_many_cases_fall_back_to_monte_carlo() -> None:
     assert 0.0 < res.p <= 1.0
 
 
-def test_large_balanced_design_stays_exact() -> None:
+def test_several_hundred_balanced_cases_stay_exact() -> None:
     rng = np.random.default_rng(6)
-    cases = [CaseCounts(5, int(a), 5, int(b)) for a, b in rng.integers(0, 6, size=(3000, 2))]
+    cases = [CaseCounts(5, int(a), 5, int(b)) for a, b in rng.integers(0, 6, size=(400, 2))]
     assert exact_feasible(cases)
-    assert stratified_permutation_test(cases).method == "exact"
+    res = stratified_permutation_test(cases)
+    assert res.method == "exact"
+    # score = Z / sd0(Z) is close to normal with 400 cases: p ~ 2·(1 − Φ(|score|)).
+    assert 0.001 < res.p < 0.999
+    assert res.p == pytest.approx(2 * norm.sf(abs(res.score)), abs=0.02)
 
 
 def test_no_cases_and_constant_cases() -> None:
