@@ -15,7 +15,7 @@ randomness so replications differ:
 - latency, tokens and cost: grow with effort and docs; the large model costs more.
 
 Prints one JSON object: {output, cost_usd, usage: {input_tokens, output_tokens}, steps}.
-Set EXAMPLE_AGENT_SEED to make it reproducible. Stdlib only, imports kept light.
+Set EXAMPLE_AGENT_SEED to make it reproducible; EXAMPLE_AGENT_DEGRADE=3 makes it worse. Stdlib only, imports kept light.
 """
 
 import json
@@ -82,7 +82,9 @@ def main():
     docs = context == "docs"
     high = effort == "high"
     noise_sd = 2.0 if case_id in FLAKY else 0.6
-    logit = (TIER.get(tier, 0.0) + case_offset(case_id) + MODEL[model]
+    # EXAMPLE_AGENT_DEGRADE: a logit penalty, to demonstrate a regression against a baseline
+    degrade = float(os.environ.get("EXAMPLE_AGENT_DEGRADE") or 0.0)
+    logit = (TIER.get(tier, 0.0) - degrade + case_offset(case_id) + MODEL[model]
              + EFFORT.get(effort, 0.0) + (DOCS[model] if docs else 0.0)
              + rng.gauss(0.0, noise_sd))
     correct = rng.random() < 1.0 / (1.0 + math.exp(-logit))

@@ -8,6 +8,7 @@ from typing import Any
 
 import pandas as pd
 from rich import box
+from rich.cells import cell_len
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
@@ -20,6 +21,7 @@ from eval_harness.reports.tables import TextTable, all_tables
 _STYLES = {
     "regressed": "bold red", "FAIL": "bold red", "improved": "green", "PASS": "green",
     "yes": "bold", "unchanged": "dim", "reference": "cyan", "leader": "cyan",
+    "mixed": "yellow", "cases regressed": "yellow", "cases improved": "green",
 }
 
 
@@ -28,15 +30,51 @@ def is_plain(console: Console) -> bool:
     return (not console.is_terminal) or console.no_color or "NO_COLOR" in os.environ
 
 
-def _rich_table(t: TextTable, plain: bool) -> Table:
-    table = Table(title=t.title, box=box.SIMPLE_HEAD if plain else box.ROUNDED,
-                  title_justify="left", show_lines=False, highlight=False)
-    for name, al in zip(t.columns, t.align, strict=True):
-        table.add_column(name, justify="right" if al == "r" else "left", overflow="fold")
+def fit_columns(t: TextTable, width: int, gap: int, edge: int) -> list[int]:
+    """Indices of the columns to show within ``width`` characters.
+
+    Every cell is one unwrapped line, so a column needs its widest cell (header included);
+    a table needs Σ widths + ``gap`` per column boundary + ``edge``. Columns are hidden in
+    ``t.priority`` order (largest first, rightmost first among equals) until the rest fit;
+    priority-0 columns always stay (a still-too-wide table then ellipsizes its labels).
+    """
+    need = [max([cell_len(t.columns[i]), *(cell_len(r[i]) for r in t.rows)])
+            for i in range(len(t.columns))]
+    keep = list(range(len(t.columns)))
+
+    def total(cols: list[int]) -> int:
+        return sum(need[i] for i in cols) + gap * max(len(cols) - 1, 0) + edge
+
+    droppable = sorted((i for i in keep if t.priority[i] > 0),
+                       key=lambda i: (t.priority[i], i), reverse=True)
+    for i in droppable:
+        if total(keep) <= width:
+            break
+        keep.remove(i)
+    return keep
+
+
+def _rich_table(t: TextTable, plain: bool, width: int) -> tuple[Table, list[str]]:
+    """The rich table for ``t`` at ``width``, and the names of the columns it hides."""
+    # Plain: no edges, a 2-space gutter; terminal: rounded box (3 characters per gutter).
+    gap, edge = (2, 0) if plain else (3, 4)
+    keep = fit_columns(t, width, gap, edge)
+    if plain:
+        table = Table(title=t.title, box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False,
+                      collapse_padding=True, title_justify="left", highlight=False)
+    else:
+        table = Table(title=t.title, box=box.ROUNDED, title_justify="left", highlight=False)
+    for i in keep:
+        # One line per cell, always: a number is never split; an over-long label is
+        # cut with "…" (its full text is in report.md / report.html).
+        table.add_column(t.columns[i], justify="right" if t.align[i] == "r" else "left",
+                         no_wrap=True, overflow="ellipsis",
+                         min_width=min(cell_len(t.columns[i]), 12))
     for row in t.rows:
         # Text objects: user strings are never parsed as rich markup.
-        table.add_row(*(Text(cell, style="" if plain else _STYLES.get(cell, "")) for cell in row))
-    return table
+        table.add_row(*(Text(row[i], style="" if plain else _STYLES.get(row[i], ""))
+                        for i in keep))
+    return table, [t.columns[i] for i in range(len(t.columns)) if i not in keep]
 
 
 def print_tables(console: Console, report: Mapping[str, Any], *, show_all_cases: bool = False) -> None:
@@ -48,7 +86,12 @@ def print_tables(console: Console, report: Mapping[str, Any], *, show_all_cases:
     console.print(Text(head, style="" if plain else "bold"))
     for t in all_tables(report, show_all_cases=show_all_cases):
         if t.rows:
-            console.print(_rich_table(t, plain))
+            table, hidden = _rich_table(t, plain, console.width)
+            console.print(table)
+            if hidden:
+                console.print(Text(f"  hidden at {console.width} columns: {', '.join(hidden)} "
+                                   "(wider terminal, COLUMNS=…, or report.md)",
+                                   style="" if plain else "dim"))
         else:
             console.print(Text(f"{t.title}: {t.empty}", style="" if plain else "dim"))
         for note in t.notes:

@@ -154,13 +154,14 @@ def anova_table(report: Mapping[str, Any]) -> TextTable:
     t = TextTable(
         "anova",
         f"ANOVA ({_method(report)}; correction {corr})",
-        ["term", "F", "df", "p raw", "p adjusted", "partial η²", "significant"],
+        ["term", "F", "df", "p raw", "p adj", "partial η²", "sig."],
         align=["l", "r", "r", "r", "r", "r", "l"],
+        priority=[0, 1, 2, 3, 0, 1, 0],
     )
     for r in a.get("terms") or []:
-        t.rows.append([r["term"], fmt.f3(r.get("F"), 2), fmt.df_text(r.get("df_num"), r.get("df_den")),
-                       fmt.pval(r.get("p_raw")), fmt.pval(r.get("p_adjusted")),
-                       fmt.f3(r.get("partial_eta_sq")), fmt.yes_no(r.get("significant"))])
+        t.add([r["term"], fmt.f3(r.get("F"), 2), fmt.df_text(r.get("df_num"), r.get("df_den")),
+               fmt.pval(r.get("p_raw")), fmt.pval(r.get("p_adjusted")),
+               fmt.f3(r.get("partial_eta_sq")), fmt.yes_no(r.get("significant"))])
     for e in a.get("excluded_terms") or []:
         t.notes.append(f"excluded term {e.get('term')}: {e.get('reason')}")
     n_exc = len(a.get("excluded_cases") or [])
@@ -200,55 +201,60 @@ def _method(report: Mapping[str, Any]) -> str:
 
 def contrasts_table(report: Mapping[str, Any]) -> TextTable:
     """Pairwise marginal-mean differences per factor (a − b), corrected within each factor."""
+    lab = Labels(report)
     t = TextTable("contrasts", "Contrasts (a − b, corrected within each factor)",
-                  ["factor", "a", "b", "estimate [95% CI]", "p raw", "p adjusted", "significant"],
-                  align=["l", "l", "l", "r", "r", "r", "l"])
+                  ["factor", "a", "b", "a − b ± 95% CI", "p raw", "p adj", "sig."],
+                  align=["l", "l", "l", "r", "r", "r", "l"], priority=[0, 0, 0, 0, 2, 0, 1])
     for r in report.get("contrasts") or []:
-        t.rows.append([str(r["factor"]), str(r.get("a")), str(r.get("b")),
-                       f"{fmt.signed(r.get('estimate'))} {fmt.ci(r.get('ci'))}",
-                       fmt.pval(r.get("p_raw")), fmt.pval(r.get("p_adjusted")),
-                       fmt.yes_no(r.get("significant"))])
+        f = str(r["factor"])
+        t.add([f, lab.level(f, r.get("a")), lab.level(f, r.get("b")),
+               fmt.est_pm(r.get("estimate"), r.get("ci")),
+               fmt.pval(r.get("p_raw")), fmt.pval(r.get("p_adjusted")),
+               fmt.yes_no(r.get("significant"))],
+              {1: str(r.get("a")), 2: str(r.get("b"))})
     return t
 
 
 def per_judge_table(report: Mapping[str, Any]) -> TextTable:
     """Significant (judge, term) pairs after one BH family over all of them."""
     pj = report.get("per_judge")
-    t = TextTable("per_judge", "Per-judge hits", ["judge", "term", "F", "p raw", "p adjusted",
+    t = TextTable("per_judge", "Per-judge hits", ["judge", "term", "F", "p raw", "p adj",
                                                   "partial η²"],
-                  align=["l", "l", "r", "r", "r", "r"])
+                  align=["l", "l", "r", "r", "r", "r"], priority=[0, 0, 1, 2, 0, 1])
     if not pj:
+        t.empty = "not run (add --per-judge to screen each judge's scores with its own ANOVA)"
         return t
     t.title = f"Per-judge hits ({pj.get('correction') or 'bh'} over {pj.get('family_size')} tests)"
     t.empty = "no judge-level effect after correction"
     for r in pj.get("hits") or []:
-        t.rows.append([str(r["judge"]), str(r["term"]), fmt.f3(r.get("F"), 2),
-                       fmt.pval(r.get("p_raw")), fmt.pval(r.get("p_adjusted")),
-                       fmt.f3(r.get("partial_eta_sq"))])
+        t.add([str(r["judge"]), str(r["term"]), fmt.f3(r.get("F"), 2),
+               fmt.pval(r.get("p_raw")), fmt.pval(r.get("p_adjusted")),
+               fmt.f3(r.get("partial_eta_sq"))])
     for e in pj.get("excluded") or []:
         t.notes.append(f"judge {e.get('judge')} excluded: {e.get('reason')}")
     return t
 
 
-def comparisons_table(report: Mapping[str, Any]) -> TextTable:
-    """Each comparison: pass-rate change (bootstrap CI, permutation p) and the case lists."""
-    t = TextTable("comparisons", "Regression comparisons",
-                  ["candidate", "vs", "verdict", "cases", "Δ pass rate [95% CI]", "p",
-                   "regressed", "improved", "other"],
-                  align=["l", "l", "l", "r", "r", "r", "l", "l", "l"])
-    for r in report.get("comparisons") or []:
-        other = [f"{k} {len(r[k])}" for k in ("modified", "new", "removed", "errored") if r.get(k)]
-        t.rows.append([fmt.one_line(r.get("candidate")), fmt.one_line(r.get("reference")),
-                       str(r.get("verdict")), str(r.get("n_cases_compared")),
-                       f"{fmt.signed(r.get('pass_rate_change'))} {fmt.ci(r.get('pass_rate_ci'))}",
-                       fmt.pval(r.get("p")), fmt.one_line(", ".join(r.get("regressed") or []) or "none"),
-                       fmt.one_line(", ".join(r.get("improved") or []) or "none"),
-                       ", ".join(other) or "none"])
+def judge_means_table(report: Mapping[str, Any]) -> TextTable:
+    """Mean normalized score of each judge per condition (descriptive)."""
+    jm = report.get("judge_means")
+    judges = list((jm or {}).get("judges") or [])
+    lab = Labels(report)
+    t = TextTable("judge_means", "Judge means by condition (normalized, mean over cases)",
+                  ["#", "condition", *judges], align=["r", "l"] + ["r"] * len(judges),
+                  priority=[0, 0, *(1 + i // 4 for i in range(len(judges)))])
+    t.empty = "fewer than two judges"
+    for r in (jm or {}).get("rows") or []:
+        cid = str(r["condition_id"])
+        short, full = lab.of(cid)
+        t.add([str(lab.number.get(cid, "")), short,
+               *(fmt.f3(r["means"].get(j), 2) for j in judges)], {1: full})
     return t
 
 
 def thresholds_table(report: Mapping[str, Any]) -> TextTable:
     """Threshold gates per condition: target, metric, value, threshold, passed."""
+    lab = Labels(report)
     t = TextTable("thresholds", "Thresholds", ["condition", "target", "metric", "value",
                                                "threshold", "passed"],
                   align=["l", "l", "l", "r", "r", "l"])
@@ -257,10 +263,10 @@ def thresholds_table(report: Mapping[str, Any]) -> TextTable:
         return t
     t.empty = "no thresholds configured"
     for r in rows:
-        t.rows.append([fmt.levels_label(r.get("levels"), _short(r.get("condition_id", ""))),
-                       str(r.get("target", "")), str(r.get("metric", "")),
-                       fmt.f3(r.get("value")), fmt.f3(r.get("threshold")),
-                       "PASS" if r.get("passed") else "FAIL"])
+        short, full = lab.of(r.get("condition_id"), r.get("levels"))
+        t.add([short, str(r.get("target", "")), str(r.get("metric", "")),
+               fmt.f3(r.get("value")), fmt.f3(r.get("threshold")),
+               "PASS" if r.get("passed") else "FAIL"], {0: full})
     failed = sum(1 for r in rows if not r.get("passed"))
     if rows:
         t.notes.append(f"{failed} of {len(rows)} threshold check(s) failed" if failed
@@ -270,16 +276,20 @@ def thresholds_table(report: Mapping[str, Any]) -> TextTable:
 
 def grid_table(report: Mapping[str, Any], *, show_all: bool = False, limit: int = 60) -> TextTable:
     """Case × condition cells ``passes/attempts`` (``~`` flaky, ``!`` errored attempts,
-    ``E`` errored); by default only cases whose verdict differs between conditions."""
+    ``E`` errored); by default only cases whose verdict differs between conditions.
+    Columns are the condition numbers (``#``) of the Conditions table."""
+    lab = Labels(report)
     grid = report.get("case_grid") or {}
-    cids = list(grid.get("condition_ids") or [])
+    cids = [str(c) for c in grid.get("condition_ids") or []]
     t = TextTable("grid", "Cases × conditions (passes/attempts; ~ flaky, E errored)",
-                  ["case", *(_short(c) for c in cids)], align=["l"] + ["r"] * len(cids))
+                  ["case", *(f"#{lab.number.get(c, _short(c))}" for c in cids)],
+                  align=["l"] + ["r"] * len(cids))
+    t.column_tips = ["", *(lab.full.get(c, c) for c in cids)]
     rows = [r for r in grid.get("cases") or [] if show_all or r.get("differs")]
     for r in rows[:limit]:
-        t.rows.append([str(r["case_id"]), *(cell_text(r["cells"].get(c)) for c in cids)])
+        t.add([str(r["case_id"]), *(cell_text(r["cells"].get(c)) for c in cids)])
     if cids:
-        t.notes.append("columns are condition ids (levels in the Conditions table)")
+        t.notes.append("columns: # of the Conditions table")
     hidden_same = int(grid.get("n_cases", 0)) - int(grid.get("n_differing", 0))
     t.empty = "every case has the same verdict in every condition"
     if not show_all and hidden_same:
@@ -289,66 +299,15 @@ def grid_table(report: Mapping[str, Any], *, show_all: bool = False, limit: int 
     return t
 
 
-def leaderboard_table(report: Mapping[str, Any]) -> TextTable:
-    """Rank, condition, mean (95% CI), pass rate, cost, latency, Δ to the leader, tie flag."""
-    lb = report.get("leaderboard")
-    t = TextTable("leaderboard", "Leaderboard",
-                  ["rank", "condition", "mean [95% CI]", "pass rate", "cost/run", "latency",
-                   "Δ vs leader [95% CI]", "p adj", "≈ best"],
-                  align=["r", "l", "r", "r", "r", "r", "r", "r", "l"])
-    if not lb:
-        return t
-    t.title = f"Leaderboard ({lb.get('n_cases')} cases answered by every condition)"
-    for r in lb.get("rows") or []:
-        lead = r.get("vs_leader") is None
-        t.rows.append([str(r.get("rank")), fmt.one_line(r.get("label")),
-                       f"{fmt.f3(r.get('mean'))} {fmt.ci(r.get('ci'))}", fmt.pct(r.get("pass_rate")),
-                       fmt.money(r.get("cost_usd")), fmt.seconds(r.get("latency_s")),
-                       "leader" if lead else f"{fmt.signed(r.get('vs_leader'))} {fmt.ci(r.get('vs_leader_ci'))}",
-                       "" if lead else fmt.pval(r.get("vs_leader_p_adjusted")),
-                       fmt.yes_no(r.get("indistinguishable_from_best"))])
-    t.notes.append(saturation_line(lb.get("saturation")))
-    return t
+from eval_harness.reports.tables_compare import (  # noqa: E402  (they import TextTable)
+    comparisons_table,
+    leaderboard_table,
+    pairwise_table,
+    saturation_line,
+)
 
-
-def saturation_line(sat: Mapping[str, Any] | None) -> str:
-    """``saturation: 2 of 8 cases solved by every condition (c02, c03), 0 failed by every one``."""
-    if not sat:
-        return "saturation: not available"
-    solved, failed = list(sat.get("solved_by_all") or []), list(sat.get("failed_by_all") or [])
-
-    def names(xs: list[str]) -> str:
-        return f" ({fmt.one_line(', '.join(xs), 60)})" if xs else ""
-
-    return (f"saturation: {len(solved)} of {sat.get('n_cases')} cases solved by every condition"
-            f"{names(solved)}, {len(failed)} failed by every condition{names(failed)}"
-            " — they cannot separate conditions")
-
-
-def pairwise_table(report: Mapping[str, Any]) -> TextTable:
-    """Pairwise judges (``pairwise.json``): per pair of conditions, wins / ties / losses of
-    ``a`` against ``b``, order-inconsistent verdicts, win rate and the sign-test p."""
-    t = TextTable("pairwise", "Pairwise judges (a against b)",
-                  ["judge", "a", "b", "n", "wins", "ties", "losses", "inconsistent",
-                   "win rate", "sign test p"],
-                  align=["l", "l", "l", "r", "r", "r", "r", "r", "r", "r"])
-    pw = report.get("pairwise")
-    if pw is None:
-        return t
-    t.empty = "no pairwise results"
-    for judge, block in (pw.get("judges") or {}).items():
-        for pair in (block or {}).get("pairs") or []:
-            sm = pair.get("summary") or {}
-            t.rows.append([str(judge),
-                           fmt.levels_label(pair.get("levels_a"), _short(pair.get("a", ""))),
-                           fmt.levels_label(pair.get("levels_b"), _short(pair.get("b", ""))),
-                           *(str(sm.get(k, fmt.DASH)) for k in ("n", "wins", "ties", "losses",
-                                                                "inconsistent")),
-                           fmt.pct(sm.get("win_rate")), fmt.pval(sm.get("sign_test_p"))])
-    if t.rows:
-        t.notes.append("win rate = (wins + ties/2) / decided; inconsistent = the verdict "
-                       "changed with the order of presentation (position bias)")
-    return t
+__all__ = ["Labels", "TextTable", "all_tables", "comparisons_table", "leaderboard_table",
+           "pairwise_table", "saturation_line"]
 
 
 def all_tables(report: Mapping[str, Any], *, show_all_cases: bool = False) -> list[TextTable]:
@@ -358,6 +317,7 @@ def all_tables(report: Mapping[str, Any], *, show_all_cases: bool = False) -> li
         anova_table(report),
         contrasts_table(report),
         per_judge_table(report),
+        judge_means_table(report),
         comparisons_table(report),
         thresholds_table(report),
         grid_table(report, show_all=show_all_cases),
