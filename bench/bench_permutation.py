@@ -24,7 +24,8 @@ def _time(label: str, cases: list[CaseCounts], repeat: int = 3) -> None:
 
 def main() -> None:
     rng = np.random.default_rng(0)
-    for n_cases, n in ((10, 5), (100, 5), (1_000, 5), (5_000, 5), (1_000, 1), (200, 20)):
+    sizes = ((10, 5), (30, 5), (100, 5), (300, 5), (1_000, 5), (3_000, 5), (1_000, 1), (200, 20))
+    for n_cases, n in sizes:
         ks = rng.integers(0, n + 1, size=(n_cases, 2))
         _time(f"{n_cases} cases x {n} attempts", [CaseCounts(n, int(a), n, int(b)) for a, b in ks])
     mixed = []
@@ -34,6 +35,7 @@ def main() -> None:
             CaseCounts(n_a, int(rng.integers(0, n_a + 1)), n_b, int(rng.integers(0, n_b + 1)))
         )
     _time("300 cases, unequal attempts (1..13)", mixed, repeat=1)
+    _time("30 cases, unequal attempts (1..13)", mixed[:30])
 
 
 if __name__ == "__main__":

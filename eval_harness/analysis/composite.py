@@ -1,24 +1,28 @@
 """Judge specifications and the per-sample composite, for records that lack one (imports).
 
-The composite of one sample is the weighted mean of the normalised values of the judges
-that enter it, gated by the boolean gate judges (DESIGN.md "Statistics"):
+The composite of one sample is formed exactly as the judges stage forms it
+(`eval_harness.judges.composite.combine`):
 
-    composite = 0                                   if any gate judge is false
-              = Σ_j w_j · x̃_j / Σ_j w_j            otherwise (j over non-gate judges)
-              = 1                                   when only gates enter and all pass
+    composite = errored (NaN)                 if an entering judge errored (never 0)
+              = 0                             if a boolean gate judge is false
+              = Σ_j w_j · x̃_j / Σ_j w_j      otherwise, j over every entering judge
+                                              (a passing gate enters as 1 with its weight)
+              = NaN (not errored)             when nothing enters or Σ w_j = 0
 
     x̃_j = 0/1 for booleans;  (x_j − lo_j) / (hi_j − lo_j) clipped to [0, 1] for numbers
           with a score range [lo_j, hi_j].
 
-Gate judges gate and do not also enter the mean (agent-eval-harness's composite: the
-`tests_pass` gate, otherwise the normalised `solution_quality`). A sample with any
-entering judge errored has an errored composite (never 0). Pairwise judges never enter.
+agent-eval-harness's rule "the `tests_pass` gate, otherwise the normalised
+`solution_quality`" is this with `weight: 0` on the gate. Pairwise judges never enter.
+Unlike the judges stage (which has the config and so every range), a judge whose value
+cannot be normalised (a number without a known range) makes the composite unknown
+(NaN, not errored) rather than counting as 0.
 
 Without a config (no judge specs) a composite is computed only when every entering judge
 can be normalised from the data itself: booleans, or numbers whose record carries a
-`score_range` or a `normalized` value. Then all weights are 1 and no judge is a gate
-(nothing in the data says otherwise). Otherwise the composite is left out (NaN, not
-errored) and the judges are analysed on their own; the loader notes why.
+`score_range` or a `normalized` value; weights and gates are those recorded in the
+judge scores (this tool's records), else 1 and none. Otherwise the composite is left out
+and the judges are analysed on their own; the loader notes why.
 """
 
 from __future__ import annotations
@@ -130,30 +134,12 @@ class JudgeValue:
 
 def composite(values: Iterable[JudgeValue]) -> tuple[float, bool]:
     """(composite, errored) of one sample; NaN and not errored when it cannot be formed."""
-    gate_failed = False
-    gates = 0
-    num = 0.0
-    den = 0.0
-    unknown = False
-    for v in values:
-        if v.errored:
-            return NAN, True
-        if v.gate:
-            gates += 1
-            if math.isnan(v.normalized):
-                unknown = True
-            elif v.normalized < 0.5:
-                gate_failed = True
-            continue
-        if math.isnan(v.normalized):
-            unknown = True
-        elif v.weight > 0:
-            num += v.weight * v.normalized
-            den += v.weight
-    if gate_failed:
+    parts = list(values)
+    if any(v.errored for v in parts):
+        return NAN, True
+    if any(v.gate and v.normalized == 0.0 for v in parts):
         return 0.0, False
-    if unknown:
+    total = sum(v.weight for v in parts)
+    if not parts or total <= 0 or any(math.isnan(v.normalized) for v in parts if v.weight > 0):
         return NAN, False
-    if den > 0:
-        return num / den, False
-    return (1.0, False) if gates else (NAN, False)
+    return sum(v.weight * v.normalized for v in parts if v.weight > 0) / total, False

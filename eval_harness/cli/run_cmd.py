@@ -44,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
         check_judge_models(exp)
     from eval_harness.judges.scorer import build_scorer
 
-    scorer = build_scorer(exp)
+    scorer = build_scorer(exp, runs_dir=args.runs_dir)  # persists the verdict cache
     summary = execute(exp, scorer, options)
     info = describe(summary)
     shard = f" (shard {options.shard})" if options.shard else ""

@@ -38,11 +38,21 @@ def write_atomic(path: Path, data: dict[str, Any]) -> None:
     os.replace(tmp, path)
 
 
+LOG_CAP = 8 * 1024 * 1024
+
+
 def _outputs(case_dir: Path, record: dict[str, Any]) -> dict[str, Any]:
     outputs = dict(OUTPUT_DEFAULTS)
     outputs.update({k: record.get(k) for k in ("exit_code", "latency_s", "cost_usd", "tokens",
                                                "tool_calls") if record.get(k) is not None})
     outputs.update(_read(case_dir / "outputs.json"))
+    # stdout/stderr live in their log files, not in outputs.json: give judges the same text
+    # they saw during the run (the engine keeps at most LOG_CAP bytes in memory too).
+    for key in ("stdout", "stderr"):
+        log = case_dir / f"{key}.log"
+        if not outputs.get(key) and log.is_file():
+            with log.open("rb") as fh:
+                outputs[key] = fh.read(LOG_CAP).decode("utf-8", errors="replace")
     return outputs
 
 

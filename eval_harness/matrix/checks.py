@@ -55,15 +55,20 @@ def unconsumed_factors(cfg: EvalConfig, matrix: Matrix) -> list[str]:
 
 
 def _bare(model: Any) -> str:
+    """``openai:gpt-4.1`` -> ``gpt-4.1``; other colons (``llama3:8b``) are part of the name."""
     text = str(model)
-    return text.split(":", 1)[1] if ":" in text else text
+    for provider in ("openai:", "anthropic:"):
+        if text.startswith(provider):
+            return text[len(provider):]
+    return text
 
 
 def judge_models(cfg: EvalConfig) -> set[str]:
     """Bare names of every LLM judge model."""
     found = set()
     for judge in cfg.judges:
-        if judge.prompt or judge.prompt_file or judge.reference_correctness or judge.pairwise:
+        llm_fields = (judge.prompt, judge.prompt_file, judge.reference_correctness, judge.pairwise)
+        if any(field is not None and field is not False for field in llm_fields):
             model = judge.model or cfg.models.judge
             if model:
                 found.add(_bare(model))

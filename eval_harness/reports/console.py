@@ -10,6 +10,7 @@ import pandas as pd
 from rich import box
 from rich.cells import cell_len
 from rich.console import Console
+from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
@@ -77,6 +78,11 @@ def _rich_table(t: TextTable, plain: bool, width: int) -> tuple[Table, list[str]
     return table, [t.columns[i] for i in range(len(t.columns)) if i not in keep]
 
 
+def _note(console: Console, text: str, plain: bool) -> None:
+    # Indented as a block, so a wrapped note stays visibly under its table.
+    console.print(Padding(Text(text, style="" if plain else "dim"), (0, 0, 0, 2), expand=False))
+
+
 def print_tables(console: Console, report: Mapping[str, Any], *, show_all_cases: bool = False) -> None:
     """Print the header, then every table with its notes (a dash line when empty)."""
     plain = is_plain(console)
@@ -89,13 +95,12 @@ def print_tables(console: Console, report: Mapping[str, Any], *, show_all_cases:
             table, hidden = _rich_table(t, plain, console.width)
             console.print(table)
             if hidden:
-                console.print(Text(f"  hidden at {console.width} columns: {', '.join(hidden)} "
-                                   "(wider terminal, COLUMNS=…, or report.md)",
-                                   style="" if plain else "dim"))
+                _note(console, f"not shown at {console.width} columns: {', '.join(hidden)} "
+                               "(see report.md)", plain)
         else:
             console.print(Text(f"{t.title}: {t.empty}", style="" if plain else "dim"))
         for note in t.notes:
-            console.print(Text(f"  {note}", style="" if plain else "dim"))
+            _note(console, note, plain)
         console.print()
 
 

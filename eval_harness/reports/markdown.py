@@ -15,6 +15,7 @@ from typing import Any
 
 from eval_harness.reports import fmt
 from eval_harness.reports.tables import TextTable, all_tables
+from eval_harness.reports.tables_compare import comparison_findings
 
 _MD_SPECIAL = str.maketrans({"|": "\\|", "`": "\\`", "*": "\\*", "_": "\\_", "\\": "\\\\"})
 
@@ -61,13 +62,11 @@ def _headline(report: Mapping[str, Any]) -> list[str]:
         lines.append("- No term is significant after correction.")
     best = max((c for c in conds if fmt.is_num(c.get("mean"))), key=lambda c: c["mean"], default=None)
     if best:
-        lines.append(f"- Highest mean composite: {md_escape(best['label'])} "
-                     f"({fmt.f3(best['mean'])} {fmt.ci(best.get('ci'))})")
-    regressed = [c for c in report.get("comparisons") or [] if c.get("verdict") == "regressed"]
-    for c in regressed:
-        lines.append(f"- :warning: **regressed**: {md_escape(c.get('candidate'))} vs "
-                     f"{md_escape(c.get('reference'))} — cases "
-                     f"{md_escape(', '.join(c.get('regressed') or []) or 'overall drop')}")
+        lines.append(f"- Highest mean composite: {md_escape(best.get('short_label') or best['label'])}"
+                     f" ({fmt.est_ci(best['mean'], best.get('ci'))})")
+    for severity, text in comparison_findings(report):
+        mark = ":warning: " if severity == "regressed" else ""
+        lines.append(f"- {mark}{md_escape(text)}")
     failed = [t for t in report.get("thresholds") or [] if not t.get("passed")]
     if failed:
         lines.append(f"- :x: {len(failed)} threshold check(s) failed")

@@ -8,73 +8,20 @@ A missing optional block gives a table with no rows and an ``empty`` message.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from eval_harness.reports import fmt
 from eval_harness.reports.summaries import cell_text
+from eval_harness.reports.table_model import Labels, TextTable, short_id
+from eval_harness.reports.tables_compare import (
+    comparisons_table,
+    leaderboard_table,
+    pairwise_table,
+    saturation_line,
+)
 
-
-@dataclass
-class TextTable:
-    """A titled table; ``align`` holds "l" or "r" per column.
-
-    ``priority`` ranks columns for narrow consoles: 0 is never hidden, larger numbers are
-    hidden first (``console.fit_columns``). ``tips`` (per row, per cell) and
-    ``column_tips`` carry the full text behind a compact cell (HTML ``title``).
-    """
-
-    key: str
-    title: str
-    columns: list[str]
-    rows: list[list[str]] = field(default_factory=list)
-    align: list[str] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    empty: str = fmt.NOT_AVAILABLE
-    priority: list[int] = field(default_factory=list)
-    tips: list[list[str]] = field(default_factory=list)
-    column_tips: list[str] = field(default_factory=list)
-
-    def __post_init__(self) -> None:
-        if not self.align:
-            self.align = ["l"] * len(self.columns)
-        if not self.priority:
-            self.priority = [0] * len(self.columns)
-
-    def add(self, row: list[str], tips: dict[int, str] | None = None) -> None:
-        """Append a row; ``tips`` maps a column index to that cell's full text."""
-        self.rows.append(row)
-        self.tips.append([(tips or {}).get(i, "") for i in range(len(row))])
-
-
-def _short(cid: Any) -> str:
-    return str(cid)[:6]
-
-
-class Labels:
-    """Compact condition labels (``small · low · none``) and their full text, by id."""
-
-    def __init__(self, report: Mapping[str, Any]) -> None:
-        self.display: Mapping[str, Mapping[str, str]] = report.get("level_display") or {}
-        conds = report.get("conditions") or []
-        self.short = {str(c["condition_id"]): str(c.get("short_label") or c.get("label")
-                                                  or _short(c["condition_id"])) for c in conds}
-        self.full = {str(c["condition_id"]): f"{c.get('label')} (id {c['condition_id']})"
-                     for c in conds}
-        self.number = {str(c["condition_id"]): i for i, c in enumerate(conds, start=1)}
-
-    def of(self, cid: Any, levels: Mapping[str, Any] | None = None,
-           label: Any = None) -> tuple[str, str]:
-        """(compact, full) for a condition id, else from its levels, else the label."""
-        key = str(cid) if cid is not None else ""
-        if key in self.short:
-            return self.short[key], self.full[key]
-        full = fmt.levels_label(levels, str(label or _short(key)))
-        return fmt.compact_label(levels, self.display, str(label or _short(key))), full
-
-    def level(self, factor: str, value: Any) -> str:
-        """One factor level in compact form."""
-        return self.display.get(factor, {}).get(str(value), str(value))
+__all__ = ["Labels", "TextTable", "all_tables", "comparisons_table", "leaderboard_table",
+           "pairwise_table", "saturation_line"]
 
 
 def _prefix_note(report: Mapping[str, Any]) -> str | None:
@@ -134,8 +81,8 @@ def matrix_table(report: Mapping[str, Any]) -> TextTable:
             {1: full},
         )
     if report.get("reference"):
-        t.notes.append("Δ vs ref ± 95% CI and p: paired t on per-case mean composite; "
-                       "verdict: pass-rate permutation test and per-case changes")
+        t.notes.append("Δ vs ref ± 95% CI, p: paired t on per-case mean composite; "
+                       "verdict: see Regression comparisons")
     else:
         t.notes.append("comparison with a reference: not available")
     errored = sum(int(c.get("n_errored_attempts") or 0) for c in report.get("conditions") or [])
@@ -282,7 +229,7 @@ def grid_table(report: Mapping[str, Any], *, show_all: bool = False, limit: int 
     grid = report.get("case_grid") or {}
     cids = [str(c) for c in grid.get("condition_ids") or []]
     t = TextTable("grid", "Cases × conditions (passes/attempts; ~ flaky, E errored)",
-                  ["case", *(f"#{lab.number.get(c, _short(c))}" for c in cids)],
+                  ["case", *(f"#{lab.number.get(c, short_id(c))}" for c in cids)],
                   align=["l"] + ["r"] * len(cids))
     t.column_tips = ["", *(lab.full.get(c, c) for c in cids)]
     rows = [r for r in grid.get("cases") or [] if show_all or r.get("differs")]
@@ -297,17 +244,6 @@ def grid_table(report: Mapping[str, Any], *, show_all: bool = False, limit: int 
     if len(rows) > limit:
         t.notes.append(f"{len(rows) - limit} more case(s) in report.json / report.html")
     return t
-
-
-from eval_harness.reports.tables_compare import (  # noqa: E402  (they import TextTable)
-    comparisons_table,
-    leaderboard_table,
-    pairwise_table,
-    saturation_line,
-)
-
-__all__ = ["Labels", "TextTable", "all_tables", "comparisons_table", "leaderboard_table",
-           "pairwise_table", "saturation_line"]
 
 
 def all_tables(report: Mapping[str, Any], *, show_all_cases: bool = False) -> list[TextTable]:

@@ -13,7 +13,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from eval_harness.reports import fmt
-from eval_harness.reports.tables import Labels, TextTable
+from eval_harness.reports.table_model import Labels, TextTable
+
 
 def _cases(xs: list[str], limit: int = 70) -> str:
     return fmt.one_line(", ".join(xs), limit) if xs else "none"
@@ -52,11 +53,15 @@ def comparisons_table(report: Mapping[str, Any]) -> TextTable:
             tips = {0: cand_full}
         t.add(row, tips)
         if r.get("regressed"):
-            t.notes.append(f"regressed cases, {cand}: {_cases(list(r['regressed']))}")
+            t.notes.append(f"regr. {cand}: {_cases(list(r['regressed']))}")
+    if t.rows and all(row[-1] == "none" for row in t.rows):
+        # Nothing modified / new / removed / errored: the column would only say "none".
+        for lst in (t.columns, t.align, t.priority, *t.rows, *t.tips):
+            del lst[-1]
     if recs:
-        t.notes.insert(0, "verdict regressed / improved: the pass-rate permutation test is "
-                          "significant; otherwise mixed / cases regressed / cases improved / "
-                          "unchanged name per-case changes (regr. / impr. counts)")
+        t.notes.insert(0, "verdict regressed / improved: significant pass-rate permutation "
+                          "test; else per-case: mixed, cases regressed / improved, unchanged; "
+                          "regr. / impr.: cases whose pass rate fell / rose")
     return t
 
 
@@ -131,3 +136,25 @@ def pairwise_table(report: Mapping[str, Any]) -> TextTable:
         t.notes.append("win rate = (wins + ties/2) / decided; incons. = the verdict "
                        "changed with the order of presentation (position bias)")
     return t
+
+
+def comparison_findings(report: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """Headline lines about the comparisons as (severity, plain text), severity one of
+    ``regressed`` (significant overall drop), ``cases`` (per-case regressions without a
+    significant drop: ``mixed`` / ``cases regressed``) — improvements are left to the table."""
+    lab = Labels(report)
+    out: list[tuple[str, str]] = []
+    for r in report.get("comparisons") or []:
+        verdict = r.get("verdict")
+        cand, _ = lab.of(r.get("candidate_id"), r.get("candidate_levels"), r.get("candidate"))
+        ref, _ = lab.of(r.get("reference_id"), r.get("reference_levels"), r.get("reference"))
+        cases = list(r.get("regressed") or [])
+        change = (f"Δ pass rate {fmt.est_ci(r.get('pass_rate_change'), r.get('pass_rate_ci'), sign=True)}"
+                  f", p {fmt.pval(r.get('p'))}")
+        if verdict == "regressed":
+            out.append(("regressed", f"regressed: {cand} vs {ref} ({change}); "
+                                     f"{len(cases)} case(s) regressed: {_cases(cases, 60)}"))
+        elif verdict in ("mixed", "cases regressed") and cases:
+            out.append(("cases", f"{verdict}: {cand} vs {ref} ({change}, not significant); "
+                                 f"{len(cases)} case(s) regressed: {_cases(cases, 60)}"))
+    return out

@@ -45,6 +45,7 @@ def write_native(
     eval_name: str = "demo",
     with_composite: bool = True,
     gates: Sequence[str] = (),
+    weights: Mapping[str, float] | None = None,
     finished_at: str = "2026-01-01T00:00:00Z",
     cost: float | None = 0.01,
 ) -> list[Path]:
@@ -76,6 +77,8 @@ def write_native(
                     scores = {j: _score(v, ranges.get(j)) for j, v in sample.items()}
                     for g in gates:
                         scores[g]["gate"] = True
+                    for j, w in (weights or {}).items():
+                        scores[j]["weight"] = w
                     rec["scores"] = scores
                     if with_composite:
                         rec.update(_composite(scores))
@@ -86,13 +89,16 @@ def write_native(
 
 
 def _composite(scores: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """As the judges stage: weighted mean of every entering judge, a false gate → 0."""
     entering = {j: s for j, s in scores.items() if s["kind"] != "pairwise"}
     if any(s.get("errored") for s in entering.values()):
         return {"composite": None, "composite_errored": True}
     if any(s.get("gate") and not s["value"] for s in entering.values()):
         return {"composite": 0.0, "composite_errored": False}
-    vals = [s["normalized"] for s in entering.values() if not s.get("gate")]
-    return {"composite": sum(vals) / len(vals) if vals else 1.0, "composite_errored": False}
+    weights = {j: s.get("weight", 1.0) for j, s in entering.items()}
+    total = sum(weights.values())
+    value = sum(weights[j] * s["normalized"] for j, s in entering.items()) / total
+    return {"composite": value, "composite_errored": False}
 
 
 def write_aeh(root: Path, data: Data, factors: Sequence[str], *, prefix: str = "2026-07-30") -> list[Path]:

@@ -242,9 +242,9 @@ def test_both_layouts_give_the_same_terms(tmp_path: Path) -> None:
                                "solution_quality": int(rng.integers(1, 6))} for _ in range(2)]
             for i in range(8)
         }
-    specs = {"tests_pass": {"gate": True}, "solution_quality": {"score_range": [1, 5]}}
+    specs = {"tests_pass": {"gate": True, "weight": 0.0}, "solution_quality": {"score_range": [1, 5]}}
     write_native(tmp_path / "native", data, ["model", "context"], ranges={"solution_quality": [1, 5]},
-                 gates=["tests_pass"])
+                 gates=["tests_pass"], weights={"tests_pass": 0.0})
     write_aeh(tmp_path / "aeh", data, ["model", "context"])
     native = build_anova(load_runs(tmp_path / "native"), per_judge=True)
     aeh = build_anova(load_runs(tmp_path / "aeh", judge_specs=specs), per_judge=True)
@@ -268,7 +268,7 @@ def test_unknown_response_is_a_usage_error() -> None:
 
 def test_aeh_fixture_document_is_valid_and_drops_the_single_model() -> None:
     fixture = Path(__file__).resolve().parents[1] / "fixtures" / "aeh_runs"
-    specs = {"tests_pass": {"gate": True}, "solution_quality": {"score_range": [1, 5]}}
+    specs = {"tests_pass": {"gate": True, "weight": 0}, "solution_quality": {"score_range": [1, 5]}}
     doc = build_anova(load_runs(fixture, judge_specs=specs), per_judge=True)
     _valid(doc)
     assert list(doc["terms"]) == ["context"]

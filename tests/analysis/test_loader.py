@@ -16,7 +16,8 @@ from eval_harness.analysis.loader import COLUMNS_HEAD, COLUMNS_TAIL, load_runs
 from eval_harness.errors import UsageError
 
 AEH = Path(__file__).resolve().parents[1] / "fixtures" / "aeh_runs"
-AEH_SPECS = {"tests_pass": {"gate": True}, "solution_quality": {"score_range": [1, 5]}}
+# agent-eval-harness's rule (the gate, otherwise solution_quality) = a gate of weight 0
+AEH_SPECS = {"tests_pass": {"gate": True, "weight": 0}, "solution_quality": {"score_range": [1, 5]}}
 
 DATA = {
     ("m1", "low"): {"c1": [{"ok": True, "q": 4}, {"ok": True, "q": 5}], "c2": [{"ok": False, "q": 2}, None]},
@@ -82,6 +83,15 @@ def test_aeh_fixture_with_config_gates_on_tests_pass() -> None:
     df = load_runs(AEH, judge_specs=AEH_SPECS)
     wide = df.pivot_table(index=["context", "case_id"], columns="judge", values="value")
     expected = np.where(wide["tests_pass"] == 1.0, (wide["solution_quality"] - 1) / 4, 0.0)
+    np.testing.assert_allclose(wide["composite"], expected)
+
+
+def test_a_weighted_gate_also_enters_the_mean_as_the_judges_stage_does() -> None:
+    specs = {"tests_pass": {"gate": True}, "solution_quality": {"score_range": [1, 5], "weight": 3}}
+    df = load_runs(AEH, judge_specs=specs)
+    wide = df.pivot_table(index=["context", "case_id"], columns="judge", values="value")
+    sq = (wide["solution_quality"] - 1) / 4
+    expected = np.where(wide["tests_pass"] == 1.0, (1.0 + 3 * sq) / 4, 0.0)
     np.testing.assert_allclose(wide["composite"], expected)
 
 
@@ -164,7 +174,7 @@ def test_composite_formed_from_record_fields_when_missing(tmp_path: Path) -> Non
     wide = df[~df["errored"] | (df["judge"] == "composite")].pivot_table(
         index=["model", "effort", "case_id", "replication"], columns="judge", values="value")
     wide = wide.dropna(subset=["q"])
-    expected = np.where(wide["ok"] == 1.0, (wide["q"] - 1) / 4, 0.0)
+    expected = np.where(wide["ok"] == 1.0, (1.0 + (wide["q"] - 1) / 4) / 2, 0.0)
     np.testing.assert_allclose(wide["composite"], expected)
 
 
@@ -216,7 +226,7 @@ def test_judge_specs_from_a_config() -> None:
     assert specs["ok"].gate and specs["pw"].pairwise
     aeh_cfg = EvalConfig(name="e", judges=[
         JudgeBlock(name="solution_quality", prompt="x", score_range=[1, 5]),
-        JudgeBlock(name="tests_pass", check="return True, ''", gate=True)])
+        JudgeBlock(name="tests_pass", check="return True, ''", gate=True, weight=0)])
     via_config = load_runs(AEH, judge_specs=aeh_cfg)
     via_dict = load_runs(AEH, judge_specs=AEH_SPECS)
     pd.testing.assert_series_equal(via_config["value"], via_dict["value"])

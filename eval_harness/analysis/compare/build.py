@@ -183,8 +183,9 @@ def build_comparisons(
             "default": "verdict got worse: passed -> flaky/failed, or flaky -> failed",
             "significant_only": f"two-sided Fisher exact p < {alpha} and a lower pass rate",
         },
-        "overall_test": "case-stratified permutation test on the mean per-case change in "
-        "pass rate (exact convolution when feasible, else seeded Monte Carlo)",
+        "overall_test": "case-stratified permutation test of no change in pass rate, "
+        "statistic = sum of per-case standardised changes (exact convolution when feasible, "
+        "else seeded Monte Carlo)",
         "reference": None if ref_id is None else info[ref_id],
         "baseline": baseline_block,
         "cluster_key": key,

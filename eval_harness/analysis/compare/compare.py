@@ -15,9 +15,10 @@ Per compared case: Wilson 95% intervals of both pass rates, two-sided Fisher exa
 ``regressed`` (default rule) = the verdict got worse in the order passed > flaky > failed
 (passed → flaky/failed, flaky → failed); ``regressed_significant`` = Fisher p < alpha with
 a lower candidate pass rate. ``improved`` / ``improved_significant`` mirror them.
-Overall: stratified permutation test on the mean per-case change in pass rate (exact when
-feasible, seeded Monte Carlo otherwise; seed = SHA-256 of "reference_id|candidate_id"), a
-within-case bootstrap CI, and the paired t CI of the mean composite difference (plus a CR1
+Overall: stratified permutation test of no change in pass rate, statistic = sum of per-case
+standardised changes (``score``; see permutation.py), reported with the mean per-case change
+in pass rate (``statistic``); exact when feasible, seeded Monte Carlo otherwise; seed =
+SHA-256 of "reference_id|candidate_id"; then a within-case bootstrap CI of that mean change, and the paired t CI of the mean composite difference (plus a CR1
 cluster-robust SE when a cluster tag is available).
 """
 
@@ -178,6 +179,8 @@ def compare_sides(
     overall = {
         "statistic": num(perm.statistic),
         "statistic_name": "mean per-case change in pass rate (candidate - reference)",
+        "score": num(perm.score),
+        "score_name": "tested statistic: sum of per-case standardised changes, Z / sd0(Z)",
         "p": num(perm.p),
         "p_drop": num(perm.p_drop),
         "method": perm.method,
@@ -196,7 +199,8 @@ def compare_sides(
         },
     }
     composite = _composite_block(comp_diffs, comp_cases, clusters, cluster_key)
-    significant_drop = bool(overall["significant"]) and perm.statistic < 0
+    # Direction from the tested statistic (the mean change can disagree when weights differ).
+    significant_drop = bool(overall["significant"]) and perm.score < 0
     return {
         "reference": dict(reference),
         "candidate": dict(candidate),
@@ -225,9 +229,9 @@ def _verdict(regressed: list[str], improved: list[str], perm: Any, alpha: float,
     not read this: it counts regressed cases itself (see gate.py)."""
     if n == 0:
         return "no-comparable-cases"
-    if perm.p < alpha and perm.statistic < 0:
+    if perm.p < alpha and perm.score < 0:
         return "regressed"
-    if perm.p < alpha and perm.statistic > 0:
+    if perm.p < alpha and perm.score > 0:
         return "improved"
     if regressed and improved:
         return "mixed"

@@ -50,8 +50,8 @@ import math
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache, reduce
 from fractions import Fraction
+from functools import lru_cache, reduce
 
 import numpy as np
 from scipy.signal import fftconvolve

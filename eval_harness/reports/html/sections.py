@@ -13,9 +13,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from eval_harness.reports import fmt
-from eval_harness.reports.tables import TextTable
+from eval_harness.reports.table_model import TextTable
+from eval_harness.reports.tables_compare import comparison_findings
 
-_CLASS_SAFE = re.compile(r"[^A-Za-z0-9_-]")
+_WORDS = re.compile(r"[A-Za-z][A-Za-z -]{0,18}")  # verdict-like cells get a CSS class
 
 
 def esc(text: Any) -> str:
@@ -23,22 +24,30 @@ def esc(text: Any) -> str:
     return html.escape("" if text is None else str(text), quote=True)
 
 
+def _title(tip: str) -> str:
+    return f' title="{esc(tip)}"' if tip else ""
+
+
 def table_html(t: TextTable) -> str:
-    """A table (or its empty message) plus notes."""
+    """A table (or its empty message) plus notes; compact cells carry their full text
+    (e.g. every level of a condition) in a ``title`` attribute."""
     parts = [f'<h3 id="{esc(t.key)}">{esc(t.title)}</h3>']
     if not t.rows:
         parts.append(f'<p class="na">{esc(t.empty)}</p>')
     else:
-        head = "".join(f"<th>{esc(c)}</th>" for c in t.columns)
+        ctips = t.column_tips or [""] * len(t.columns)
+        head = "".join(f"<th{_title(tip)}>{esc(c)}</th>" for c, tip in zip(t.columns, ctips, strict=True))
         body = []
-        for row in t.rows:
+        for n, row in enumerate(t.rows):
+            tips = t.tips[n] if n < len(t.tips) else [""] * len(row)
             cells = []
-            for cell, al in zip(row, t.align, strict=True):
+            for cell, al, tip in zip(row, t.align, tips, strict=True):
                 cls = ["r"] if al == "r" else []
-                if cell and len(cell) < 20:
-                    cls.append("v-" + _CLASS_SAFE.sub("", cell.split(" ")[-1]))
+                if _WORDS.fullmatch(cell):
+                    # The whole cell names the class: "cases regressed" is not "regressed".
+                    cls.append("v-" + cell.replace(" ", "-"))
                 cls_attr = f' class="{" ".join(cls)}"' if cls else ""
-                cells.append(f"<td{cls_attr}>{esc(cell)}</td>")
+                cells.append(f"<td{cls_attr}{_title(tip)}>{esc(cell)}</td>")
             body.append("<tr>" + "".join(cells) + "</tr>")
         parts.append(f'<div class="table-wrap"><table><thead><tr>{head}</tr></thead>'
                      f'<tbody>{"".join(body)}</tbody></table></div>')
@@ -70,12 +79,9 @@ def headline_html(report: Mapping[str, Any]) -> str:
     best = max((c for c in conds if fmt.is_num(c.get("mean"))), key=lambda c: c["mean"],
                default=None)
     if best:
-        items.append(f"highest mean composite: {best['label']} "
-                     f"({fmt.f3(best['mean'])} {fmt.ci(best.get('ci'))})")
-    for c in report.get("comparisons") or []:
-        if c.get("verdict") == "regressed":
-            items.append(f"regressed: {c.get('candidate')} vs {c.get('reference')} "
-                         f"({', '.join(c.get('regressed') or []) or 'overall drop'})")
+        items.append(f"highest mean composite: {best.get('short_label') or best['label']} "
+                     f"({fmt.est_ci(best['mean'], best.get('ci'))})")
+    items += [text for _, text in comparison_findings(report)]
     failed = [t for t in report.get("thresholds") or [] if not t.get("passed")]
     if failed:
         items.append(f"{len(failed)} threshold check(s) failed")

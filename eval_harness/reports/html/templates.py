@@ -37,6 +37,7 @@ td.r { text-align: right; font-variant-numeric: tabular-nums; white-space: nowra
 .v-regressed, .v-FAIL, .v-failed { color: var(--bad); font-weight: 600; }
 .v-improved, .v-PASS, .v-passed { color: var(--good); font-weight: 600; }
 .v-yes { font-weight: 600; } .v-flaky { color: var(--warn); font-weight: 600; }
+.v-mixed, .v-cases-regressed { color: var(--warn); font-weight: 600; }
 .headline li { margin: 2px 0; }
 svg.chart { max-width: 100%; height: auto; display: block; margin: 8px 0; color: var(--fg); }
 details { border: 1px solid var(--line); border-radius: 6px; padding: 4px 10px; margin: 6px 0; }

@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 from scipy.stats import norm
 
+from eval_harness.analysis.compare import permutation
 from eval_harness.analysis.compare.fisher import fisher_exact_two_sided
 from eval_harness.analysis.compare.paired import cluster_robust_mean, holm_adjust, paired_t
-from eval_harness.analysis.compare import permutation
 from eval_harness.analysis.compare.permutation import (
     WEIGHT_RESOLUTION,
     CaseCounts,
@@ -92,11 +92,10 @@ def test_one_attempt_reduces_to_sign_test(flips: int, p: float) -> None:
     assert res.statistic == pytest.approx(-flips / (flips + 7))
 
 
-def _float_weight(n_a: int, n_b: int, m: int, rho_min: float) -> int:
-    # Independent float version of the weight: round(R / (N·sd0(X)) / rho_min).
+def _rho(n_a: int, n_b: int, m: int) -> float:
+    # Independent float version of ρ = 1 / (N·sd0(X)), X hypergeometric.
     total = n_a + n_b
-    sd = math.sqrt(n_a * n_b * m * (total - m) / (total**2 * (total - 1)))
-    return round(WEIGHT_RESOLUTION / (total * sd) / rho_min)
+    return 1 / (total * math.sqrt(n_a * n_b * m * (total - m) / (total**2 * (total - 1))))
 
 
 def _brute_force(cases: list[CaseCounts]) -> tuple[float, float]:
@@ -104,14 +103,11 @@ def _brute_force(cases: list[CaseCounts]) -> tuple[float, float]:
     live = [c for c in cases if 0 < c.k_a + c.k_b < c.n_a + c.n_b]
     if not live:
         return 1.0, 1.0
-    rhos = []
-    for c in live:
-        total, m = c.n_a + c.n_b, c.k_a + c.k_b
-        rhos.append(1 / (total * math.sqrt(c.n_a * c.n_b * m * (total - m) / (total**2 * (total - 1)))))
+    rho_min = min(_rho(c.n_a, c.n_b, c.k_a + c.k_b) for c in live)
     per_case, z_obs = [], 0
     for c in live:
         total, m = c.n_a + c.n_b, c.k_a + c.k_b
-        w = _float_weight(c.n_a, c.n_b, m, min(rhos))
+        w = round(WEIGHT_RESOLUTION * _rho(c.n_a, c.n_b, m) / rho_min)
         pooled = [1] * m + [0] * (total - m)
         per_case.append(
             [
@@ -142,8 +138,8 @@ def test_exact_equals_brute_force_on_random_small_designs() -> None:
 
 
 def test_weights_are_rounded_inverse_null_sd() -> None:
-    margins = [(n_a, n_b, m) for n_a in range(1, 9) for n_b in range(1, 9) for m in range(1, n_a + n_b)]
-    rho = {t: 1 / math.sqrt(t[0] * t[1] * t[2] * (sum(t[:2]) - t[2]) / (sum(t[:2]) - 1)) for t in margins}
+    margins = [(a, b, m) for a in range(1, 9) for b in range(1, 9) for m in range(1, a + b)]
+    rho = {t: _rho(*t) for t in margins}
     got = integer_weights(margins)
     for t in margins:
         exact = WEIGHT_RESOLUTION * rho[t] / min(rho.values())
