@@ -36,8 +36,7 @@ def comparisons_table(report: Mapping[str, Any]) -> TextTable:
         r0 = recs[0]
         ref_short, _ = lab.of(r0.get("reference_id"), r0.get("reference_levels"), r0.get("reference"))
         t.title = f"Regression comparisons (against {ref_short})"
-        for lst in (t.columns, t.align, t.priority):
-            del lst[1]
+        del t.columns[1], t.align[1], t.priority[1]
     for r in recs:
         cand, cand_full = lab.of(r.get("candidate_id"), r.get("candidate_levels"), r.get("candidate"))
         ref, ref_full = lab.of(r.get("reference_id"), r.get("reference_levels"), r.get("reference"))
@@ -56,7 +55,8 @@ def comparisons_table(report: Mapping[str, Any]) -> TextTable:
             t.notes.append(f"regr. {cand}: {_cases(list(r['regressed']))}")
     if t.rows and all(row[-1] == "none" for row in t.rows):
         # Nothing modified / new / removed / errored: the column would only say "none".
-        for lst in (t.columns, t.align, t.priority, *t.rows, *t.tips):
+        del t.priority[-1]
+        for lst in (t.columns, t.align, *t.rows, *t.tips):
             del lst[-1]
     if recs:
         t.notes.insert(0, "verdict regressed / improved: significant pass-rate permutation "

@@ -41,8 +41,15 @@ def test_sigkill_at_random_moments_then_resume(tmp_path: Path) -> None:
     rng = random.Random(7)
     done_before = 0
     for _ in range(4):
+        # kill once a random number of further cells has landed (plus a random delay), so
+        # the kill lands mid-run however fast or slow the machine is
+        target = done_before + rng.randint(5, 35)
         proc = _orchestrate(cfg, runs)
-        time.sleep(rng.uniform(0.4, 1.2))
+        deadline = time.monotonic() + 30
+        while (len(list((runs / "t").glob("*/cases/*/record.json"))) < target
+               and time.monotonic() < deadline and proc.poll() is None):
+            time.sleep(0.01)
+        time.sleep(rng.uniform(0.0, 0.05))
         proc.send_signal(signal.SIGKILL)
         proc.wait()
         done = len(_check_store(runs / "t", 200))
