@@ -99,9 +99,17 @@ def run_analysis(
     out_dir = Path(args.output) if args.output else Path("analysis") / name
     if args.export_parquet:
         frame.to_parquet(args.export_parquet)
+    per_judge = opts["per_judge"]
+    composite = frame[frame["judge"] == "composite"]["value"] if "judge" in frame else None
+    if not per_judge and (composite is None or not composite.notna().any()):
+        # No composite can be formed (e.g. imported runs with a numeric judge of unknown
+        # range and no --config): screen each judge rather than report nothing.
+        per_judge = True
+        print("note: no composite could be formed (pass --config for judge score ranges); "
+              "screening each judge instead (--per-judge)", file=sys.stderr)
     anova = build_anova(
         frame, method=opts["method"], correction=opts["correction"], alpha=opts["alpha"],
-        per_judge=opts["per_judge"], keep_incomplete=opts["keep_incomplete"],
+        per_judge=per_judge, keep_incomplete=opts["keep_incomplete"],
         simple_effects=opts["simple_effects"], judge_specs=loaded.config if loaded else None,
     )
     rule = VerdictRule(pass_mark=opts["pass_mark"]) if opts["pass_mark"] is not None else None

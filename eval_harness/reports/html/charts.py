@@ -1,7 +1,11 @@
-"""The report's charts (matplotlib → inline SVG). Each returns an ``<svg>`` string, or
-``None`` when the data cannot support the chart (the page then says "not available").
+"""The report's charts (matplotlib → inline SVG). Each returns a :class:`~svg.Chart` (the
+``<svg>`` plus data-dependent caption notes), or ``None`` when the data cannot support
+the chart (the page then says "not available").
 
-All read only the report model (``reports.model.build_report``).
+All read only the report model (``reports.model.build_report``). Conditions are named by
+their compact labels (``large · high · docs``, see ``html.labels``); factor levels appear
+in matrix order (``design.factors``), never sorted by value, so a reader finds a level in
+the same place in every panel.
 """
 
 from __future__ import annotations
@@ -11,53 +15,66 @@ from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
+from matplotlib.lines import Line2D
 
-from eval_harness.reports.html.svg import ACCENT, PALETTE, new_figure, short, style, to_svg
+from eval_harness.reports.html import labels as lb
+from eval_harness.reports.html.chart_heatmap import heatmap_chart
+from eval_harness.reports.html.chart_pareto import pareto_chart
+from eval_harness.reports.html.svg import (
+    ACCENT,
+    PALETTE,
+    Chart,
+    err_bars,
+    new_figure,
+    short,
+    style,
+    to_svg,
+)
 
-MAX_HEATMAP_CASES = 60
+__all__ = ["all_charts", "heatmap_chart", "interaction_chart", "main_effects_chart",
+           "means_chart", "pareto_chart"]
 
 
-def _err(mean: float, ci: Any) -> tuple[float, float]:
-    """Asymmetric error-bar lengths (0 where the CI is missing)."""
-    if not ci or ci[0] is None or ci[1] is None:
-        return 0.0, 0.0
-    return max(mean - ci[0], 0.0), max(ci[1] - mean, 0.0)
-
-
-def means_chart(report: Mapping[str, Any]) -> str | None:
-    """Dot-and-interval: mean composite with its 95% CI per condition, best at the top."""
+def means_chart(report: Mapping[str, Any]) -> Chart | None:
+    """Dot-and-interval: mean composite with its 95% CI per condition, best at the top;
+    the reference condition (comparisons.json) in the accent colour."""
     conds = [c for c in report.get("conditions") or [] if c.get("mean") is not None]
     if not conds:
         return None
-    conds.sort(key=lambda c: (c["mean"], c["label"]))
+    disp = lb.display(report)
+    conds.sort(key=lambda c: (c["mean"], lb.condition_label(c, disp)))
+    ref = next((c for c in conds if c.get("is_reference")), None)
     with style():
-        fig = new_figure(7.2, 0.9 + 0.27 * len(conds))
+        fig = new_figure(7.2, 1.1 + 0.27 * len(conds))
         ax = fig.add_subplot()
         y = np.arange(len(conds))
-        errs = np.array([_err(c["mean"], c.get("ci")) for c in conds]).T
+        lo, hi = err_bars([(c["mean"], c.get("ci")) for c in conds])
         colors = [ACCENT if c.get("is_reference") else PALETTE[0] for c in conds]
-        ax.hlines(y, [c["mean"] - e for c, e in zip(conds, errs[0], strict=True)],
-                  [c["mean"] + e for c, e in zip(conds, errs[1], strict=True)], colors=colors,
-                  linewidth=1.6)
-        ax.scatter([c["mean"] for c in conds], y, color=colors, s=28, zorder=3)
-        ax.set_yticks(y, [short(c["label"], 48) + (" (ref)" if c.get("is_reference") else "")
-                          for c in conds])
+        means = np.array([c["mean"] for c in conds], dtype=float)
+        ax.hlines(y, means - lo, means + hi, colors=colors, linewidth=1.6)
+        ax.scatter(means, y, color=colors, s=28, zorder=3)
+        ax.set_yticks(y, [short(lb.condition_label(c, disp), 60) for c in conds])
         ax.set_xlim(-0.02, 1.02)
         ax.set_xlabel("mean composite (95% CI over cases)")
         ax.grid(axis="y", visible=False)
-        return to_svg(fig, "means", "Mean composite per condition with 95% CIs")
+        if ref is not None:
+            handles = [Line2D([], [], color=PALETTE[0], marker="o", lw=1.6, label="condition"),
+                       Line2D([], [], color=ACCENT, marker="o", lw=1.6,
+                              label=f"reference: {short(lb.condition_label(ref, disp), 40)}")]
+            fig.legend(handles=handles, loc="outside upper right", ncols=2, fontsize=8)
+        notes = lb.label_notes(report, disp)
+        if ref is not None:
+            notes.append(f"orange: the reference condition ({lb.condition_label(ref, disp)})")
+        return Chart(to_svg(fig, "means", "Mean composite per condition with 95% CIs"), notes)
 
 
-def _level_index(levels: list[Any], value: Any) -> int:
-    names = [str(v) for v in levels]
-    return names.index(str(value)) if str(value) in names else len(names)
-
-
-def main_effects_chart(report: Mapping[str, Any]) -> str | None:
-    """One panel per factor: marginal mean composite per level with 95% CIs."""
+def main_effects_chart(report: Mapping[str, Any]) -> Chart | None:
+    """One panel per factor: marginal mean composite per level (matrix order), 95% CIs."""
     effects = {f: rows for f, rows in (report.get("main_effects") or {}).items() if rows}
     if not effects:
         return None
+    order = lb.matrix_levels(report)
+    disp = lb.display(report)
     n = len(effects)
     cols = min(n, 4)
     nrows = math.ceil(n / cols)
@@ -65,137 +82,74 @@ def main_effects_chart(report: Mapping[str, Any]) -> str | None:
         fig = new_figure(min(2.6 * cols + 0.6, 10.5), 2.7 * nrows)
         axes = fig.subplots(nrows, cols, squeeze=False, sharey=True)
         for ax, (factor, rows) in zip(axes.flat, effects.items(), strict=False):
+            rows = sorted(rows, key=lambda r, f=factor: lb.level_rank(order, f, r["levels"][f]))
             x = np.arange(len(rows))
-            means = [r["mean"] if r["mean"] is not None else np.nan for r in rows]
-            errs = np.array([_err(m, r.get("ci")) if np.isfinite(m) else (0, 0)
-                             for m, r in zip(means, rows, strict=True)]).T
-            ax.errorbar(x, means, yerr=errs, fmt="-o", color=PALETTE[0], capsize=3, ms=5)
-            ax.set_xticks(x, [short(r["levels"][factor], 18) for r in rows],
-                          rotation=30 if len(rows) > 3 else 0, ha="right" if len(rows) > 3 else "center")
+            means = np.array([np.nan if r["mean"] is None else r["mean"] for r in rows], float)
+            lo, hi = err_bars([(m, r.get("ci")) for m, r in zip(means, rows, strict=True)])
+            ax.errorbar(x, means, yerr=np.vstack([lo, hi]), fmt="-o", color=PALETTE[0],
+                        capsize=3, ms=5)
+            names = [short(lb.level_text(disp, factor, r["levels"][factor]), 18) for r in rows]
+            tilt = len(rows) > 3 and max(len(s) for s in names) > 6
+            ax.set_xticks(x, names, rotation=30 if tilt else 0, ha="right" if tilt else "center",
+                          rotation_mode="anchor" if tilt else "default")
             ax.set_title(short(factor, 30))
             ax.set_xlim(-0.5, len(rows) - 0.5)
             ax.set_ylim(-0.02, 1.02)
         for ax in list(axes.flat)[n:]:
             ax.set_visible(False)
         axes[0][0].set_ylabel("mean composite")
-        return to_svg(fig, "main", "Main effects: marginal means per factor level")
+        note = lb.prefix_note(disp, list(effects))
+        return Chart(to_svg(fig, "main", "Main effects: marginal means per factor level"),
+                     [note] if note else [])
 
 
-def interaction_chart(report: Mapping[str, Any]) -> str | None:
-    """One panel per pair of factors (A:B): x = levels of A, one line per level of B."""
+def interaction_chart(report: Mapping[str, Any]) -> Chart | None:
+    """One panel per pair of factors (A:B): x = levels of A, one line per level of B,
+    both in matrix order."""
     pairs = {k: v for k, v in (report.get("interactions") or {}).items() if v}
     if not pairs:
         return None
-    order = (report.get("design") or {}).get("factors") or {}
+    order = lb.matrix_levels(report)
+    disp = lb.display(report)
     n = len(pairs)
     cols = min(n, 3)
     nrows = math.ceil(n / cols)
+    used: list[str] = []
     with style():
         fig = new_figure(min(3.4 * cols + 0.6, 10.5), 3.0 * nrows)
         axes = fig.subplots(nrows, cols, squeeze=False, sharey=True)
         for ax, (term, rows) in zip(axes.flat, pairs.items(), strict=False):
             a, b = term.split(":", 1)
-            a_levels = list(order.get(a) or dict.fromkeys(r["levels"][a] for r in rows))
-            b_levels = list(order.get(b) or dict.fromkeys(r["levels"][b] for r in rows))
+            used += [a, b]
+            a_levels = order.get(a) or [str(v) for v in dict.fromkeys(r["levels"][a] for r in rows)]
+            b_levels = order.get(b) or [str(v) for v in dict.fromkeys(r["levels"][b] for r in rows)]
             width = 0.12 * (len(b_levels) - 1)
             for j, bl in enumerate(b_levels):
-                sub = [r for r in rows if str(r["levels"][b]) == str(bl) and r["mean"] is not None]
-                sub.sort(key=lambda r: _level_index(a_levels, r["levels"][a]))
+                sub = [r for r in rows if str(r["levels"][b]) == bl and r["mean"] is not None]
+                sub.sort(key=lambda r, a=a: lb.level_rank(order, a, r["levels"][a]))
                 if not sub:
                     continue
                 dodge = (j / max(len(b_levels) - 1, 1) - 0.5) * width
-                x = np.array([_level_index(a_levels, r["levels"][a]) for r in sub]) + dodge
-                errs = np.array([_err(r["mean"], r.get("ci")) for r in sub]).T
-                ax.errorbar(x, [r["mean"] for r in sub], yerr=errs, fmt="-o", ms=4, capsize=2,
-                            color=PALETTE[j % len(PALETTE)], label=short(bl, 18))
-            ax.set_xticks(range(len(a_levels)), [short(v, 16) for v in a_levels])
+                x = np.array([lb.level_rank(order, a, r["levels"][a]) for r in sub]) + dodge
+                lo, hi = err_bars([(r["mean"], r.get("ci")) for r in sub])
+                ax.errorbar(x, [r["mean"] for r in sub], yerr=np.vstack([lo, hi]), fmt="-o",
+                            ms=4, capsize=2, color=PALETTE[j % len(PALETTE)],
+                            label=short(lb.level_text(disp, b, bl), 18))
+            ax.set_xticks(range(len(a_levels)),
+                          [short(lb.level_text(disp, a, v), 16) for v in a_levels])
             ax.set_xlabel(short(a, 30))
             ax.set_title(short(f"{a} × {b}", 40))
             ax.set_ylim(-0.02, 1.02)
-            ax.legend(title=short(b, 24), fontsize=8, title_fontsize=8, loc="best")
+            ax.legend(title=short(b, 24), fontsize=8, title_fontsize=8, loc="lower right")
         for ax in list(axes.flat)[n:]:
             ax.set_visible(False)
         axes[0][0].set_ylabel("mean composite")
-        return to_svg(fig, "inter", "Interaction plots for each pair of factors")
+        note = lb.prefix_note(disp, used)
+        return Chart(to_svg(fig, "inter", "Interaction plots for each pair of factors"),
+                     [note] if note else [])
 
 
-def heatmap_chart(report: Mapping[str, Any]) -> str | None:
-    """Case × condition mean composite; differing cases first, hardest first (≤ 60 cases)."""
-    grid = report.get("case_grid") or {}
-    conds = report.get("conditions") or []
-    cases = list(grid.get("cases") or [])[:MAX_HEATMAP_CASES]
-    if not cases or not conds:
-        return None
-    cids = [c["condition_id"] for c in conds]
-    z = np.array([[((r["cells"].get(c) or {}).get("composite") if (r["cells"].get(c) or {})
-                    .get("composite") is not None else np.nan) for c in cids] for r in cases],
-                 dtype=float)
-    with style():
-        fig = new_figure(min(3.0 + 0.75 * len(cids), 11.0), 2.2 + 0.26 * len(cases))
-        ax = fig.add_subplot()
-        img = ax.imshow(np.ma.masked_invalid(z), aspect="auto", cmap="viridis", vmin=0, vmax=1,
-                        interpolation="nearest")
-        ax.grid(False)
-        ax.set_yticks(range(len(cases)), [short(r["case_id"], 28) for r in cases])
-        ax.set_xticks(range(len(cids)), [short(c["label"], 28) for c in conds], rotation=60,
-                      ha="right", rotation_mode="anchor")
-        if len(cids) <= 12 and len(cases) <= 30:
-            for i, r in enumerate(cases):
-                for j, c in enumerate(cids):
-                    cell = r["cells"].get(c)
-                    if cell:
-                        ax.text(j, i, _cell(cell), ha="center", va="center", fontsize=7,
-                                color="white" if (np.isnan(z[i, j]) or z[i, j] < 0.55) else "black")
-        fig.colorbar(img, ax=ax, label="mean composite", shrink=0.8)
-        return to_svg(fig, "heat", "Case by condition heatmap of the mean composite")
-
-
-def _cell(cell: Mapping[str, Any]) -> str:
-    if cell.get("verdict") == "errored":
-        return "E"
-    return f"{cell['passes']}/{cell['attempts']}" + ("~" if cell.get("verdict") == "flaky" else "")
-
-
-def pareto_chart(report: Mapping[str, Any]) -> str | None:
-    """Cost (else p95 latency) against mean composite, with the Pareto frontier."""
-    pareto = report.get("pareto") or {}
-    key = pareto.get("x")
-    conds = [c for c in report.get("conditions") or []
-             if key and c.get(key) is not None and c.get("mean") is not None]
-    if not conds:
-        return None
-    front = set(pareto.get("frontier") or [])
-    xs = np.array([c[key] for c in conds], dtype=float)
-    with style():
-        fig = new_figure(7.2, 4.2)
-        ax = fig.add_subplot()
-        errs = np.array([_err(c["mean"], c.get("ci")) for c in conds]).T
-        on = np.array([c["condition_id"] in front for c in conds])
-        ax.errorbar(xs, [c["mean"] for c in conds], yerr=errs, fmt="none", ecolor=PALETTE[7],
-                    elinewidth=0.8, alpha=0.7)
-        if (~on).any():
-            ax.scatter(xs[~on], [c["mean"] for c, o in zip(conds, on, strict=True) if not o],
-                       color=PALETTE[0], s=26, zorder=3, label="dominated")
-        f_pts = sorted((c[key], c["mean"]) for c in conds if c["condition_id"] in front)
-        if f_pts:
-            ax.step([p[0] for p in f_pts], [p[1] for p in f_pts], where="post", color=ACCENT,
-                    lw=1.4, label="Pareto frontier")
-            ax.scatter([p[0] for p in f_pts], [p[1] for p in f_pts], color=ACCENT, s=34, zorder=4)
-        if len(conds) <= 12:
-            for c in conds:
-                ax.annotate(short(c["label"], 30), (c[key], c["mean"]), fontsize=7,
-                            xytext=(4, 4), textcoords="offset points")
-        positive = xs[xs > 0]
-        if len(positive) == len(xs) and len(xs) > 1 and xs.max() / xs.min() > 20:
-            ax.set_xscale("log")
-        ax.set_xlabel("mean cost per run (USD)" if key == "cost_mean_usd" else "p95 latency (s)")
-        ax.set_ylabel("mean composite (95% CI)")
-        ax.set_ylim(-0.02, 1.02)
-        ax.legend(loc="lower right", fontsize=8)
-        return to_svg(fig, "pareto", "Cost against quality with the Pareto frontier")
-
-
-def all_charts(report: Mapping[str, Any]) -> dict[str, str | None]:
+def all_charts(report: Mapping[str, Any]) -> dict[str, Chart | None]:
     """Every chart by key (None = not available)."""
     return {
         "means": means_chart(report),

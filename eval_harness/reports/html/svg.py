@@ -18,6 +18,7 @@ import io
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from typing import Any
 
 import matplotlib as mpl
@@ -54,6 +55,18 @@ RC: dict[str, Any] = {
     "savefig.facecolor": "none",
     "savefig.transparent": True,
 }
+
+MUTED = "#999999"  # dominated / secondary points
+
+
+@dataclass(frozen=True)
+class Chart:
+    """An inline ``<svg>`` and the caption notes that depend on the data (label legend,
+    sort order, axis scale); the page adds them after the chart's fixed caption."""
+
+    svg: str
+    notes: list[str] = field(default_factory=list)
+
 
 _PROLOG = re.compile(r"<\?xml.*?\?>|<!DOCTYPE.*?>|<!--.*?-->|<metadata>.*?</metadata>", re.S)
 _ID = re.compile(r'\bid="([^"]+)"')

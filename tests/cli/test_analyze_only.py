@@ -1,0 +1,60 @@
+"""--analyze-only through the CLI: no config needed, option precedence, outputs written."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.conftest import FIXTURES, run_cli
+
+AEH = FIXTURES / "aeh_runs"
+
+
+def test_analyze_only_agent_eval_harness_runs_without_config(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    code, stdout, err = run_cli("--analyze-only", str(AEH), "--output", str(out), "--json",
+                                "--correction", "fdr_bh")
+    assert code == 0, err
+    anova = json.loads(stdout)
+    assert anova == json.loads((out / "anova.json").read_text())
+    assert anova["correction"] == "bh"  # canonical name
+    # without a config the 1-5 judge has no known range, so no composite: each judge is
+    # screened instead (tests_pass), and the constant-difference judge is excluded
+    assert "screening each judge" in err
+    screen = anova["per_judge"]
+    assert screen["correction"] == "bh"
+    assert set(screen["judges"]["tests_pass"]["terms"]) == {"context"}  # single-level model dropped
+    assert [e["judge"] for e in screen["excluded"]] == ["solution_quality"]
+    for name in ("comparisons.json", "report.md", "report.json", "report.html"):
+        assert (out / name).is_file()
+
+
+def test_flag_beats_config_beats_default(tmp_path: Path) -> None:
+    cfg = tmp_path / "eval.yaml"
+    cfg.write_text("name: aeh\nmatrix:\n  factors:\n    model: [claude-sonnet-4-6]\n    context: [none, cognee]\n"
+                   "  analysis:\n    correction: none\n    method: lmm\n"
+                   "judges:\n  - name: tests_pass\n    check: 'return True, \"\"'\n    gate: true\n"
+                   "    weight: 0\n  - name: solution_quality\n    check: 'return 1, \"\"'\n"
+                   "    score_range: [1, 5]\n")
+    code, stdout, err = run_cli("--analyze-only", str(AEH), "--config", str(cfg), "--output",
+                                str(tmp_path / "a"), "--json")
+    assert code == 0, err
+    anova = json.loads(stdout)
+    assert anova["correction"] == "none" and anova["method"]["name"] == "lmm"
+    assert anova["design"]["factors"]["context"] == ["none", "cognee"]  # config's order
+    code, stdout, _ = run_cli("--analyze-only", str(AEH), "--config", str(cfg), "--output",
+                              str(tmp_path / "b"), "--json", "--correction", "holm",
+                              "--method", "rm")
+    anova = json.loads(stdout)
+    assert anova["correction"] == "holm" and anova["method"]["name"] == "rm"
+
+
+def test_analyze_only_missing_directory_is_usage_error(tmp_path: Path) -> None:
+    code, _, err = run_cli("--analyze-only", str(tmp_path / "nope"))
+    assert code == 2 and "no such directory" in err
+
+
+def test_keep_incomplete_needs_lmm(tmp_path: Path) -> None:
+    code, _, err = run_cli("--analyze-only", str(AEH), "--keep-incomplete", "--output",
+                           str(tmp_path / "o"))
+    assert code == 2 and "--method lmm" in err
