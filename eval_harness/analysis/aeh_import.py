@@ -45,7 +45,8 @@ def natural_key(text: str) -> tuple[Any, ...]:
     return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", text))
 
 
-def _read_json(path: str) -> dict[str, Any]:
+def read_json_object(path: str) -> dict[str, Any]:
+    """A JSON file's object; {} when the file is missing or holds no object."""
     try:
         with open(path, encoding="utf-8") as fh:
             data = json.load(fh)
@@ -84,8 +85,8 @@ def read_aeh_run(run_dir: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """
     with open(os.path.join(run_dir, SUMMARY), encoding="utf-8") as fh:
         summary = yaml.load(fh, Loader=_Loader) or {}
-    condition = _read_json(os.path.join(run_dir, CONDITION))
-    result = _read_json(os.path.join(run_dir, RUN_RESULT))
+    condition = read_json_object(os.path.join(run_dir, CONDITION))
+    result = read_json_object(os.path.join(run_dir, RUN_RESULT))
     run_id = str(summary.get("run_id") or os.path.basename(os.path.normpath(run_dir)))
     cost = result.get("cost_usd")
     run = {

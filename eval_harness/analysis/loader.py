@@ -33,6 +33,7 @@ import numpy as np
 import pandas as pd
 
 from eval_harness.analysis.aeh_import import natural_key, read_aeh_run
+from eval_harness.analysis.aeh_import import read_json_object as _read_json
 from eval_harness.analysis.chunk import Chunk, read_native_cases
 from eval_harness.analysis.collect import Collector
 from eval_harness.analysis.composite import JudgeSpec, coerce_judge_specs
@@ -50,15 +51,6 @@ COLUMNS_TAIL = [
 def levels_key(levels: Mapping[str, Any]) -> str:
     """The text a condition id hashes (DESIGN.md): identifies a condition by its levels."""
     return json.dumps(levels, sort_keys=True, default=str)
-
-
-def _read_json(path: str) -> dict[str, Any]:
-    try:
-        with open(path, encoding="utf-8") as fh:
-            data = json.load(fh)
-    except FileNotFoundError:
-        return {}
-    return data if isinstance(data, dict) else {}
 
 
 def _read_native_run(run_dir: str) -> dict[str, Any]:

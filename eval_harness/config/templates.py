@@ -20,11 +20,12 @@ _MUSTACHE = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_-]+)*)\s*
 _BRACE = re.compile(r"(?<!\{)\{([A-Za-z_][A-Za-z0-9_]*)\}(?!\})")
 
 
-class _Missing(Exception):
-    pass
+class MissingField(KeyError):
+    """A dotted name that the context does not hold."""
 
 
-def _lookup(context: Mapping[str, Any], dotted: str) -> Any:
+def lookup(context: Mapping[str, Any], dotted: str) -> Any:
+    """``a.b.0.c`` in nested mappings / lists; :class:`MissingField` when absent."""
     current: Any = context
     for part in dotted.split("."):
         if isinstance(current, Mapping) and part in current:
@@ -32,7 +33,7 @@ def _lookup(context: Mapping[str, Any], dotted: str) -> Any:
         elif isinstance(current, list) and part.isdigit() and int(part) < len(current):
             current = current[int(part)]
         else:
-            raise _Missing(dotted)
+            raise MissingField(dotted)
     return current
 
 
@@ -52,8 +53,8 @@ def render_mustache(template: str, context: Mapping[str, Any], *, where: str = "
 
     def sub(match: re.Match[str]) -> str:
         try:
-            return _text(_lookup(context, match.group(1)))
-        except _Missing:
+            return _text(lookup(context, match.group(1)))
+        except MissingField:
             raise ConfigError(f"template references unknown field `{match.group(1)}`",
                               path=where, hint="check the case input fields") from None
 
@@ -67,8 +68,8 @@ def render_value(value: Any, context: Mapping[str, Any], *, where: str = "") -> 
         whole = _MUSTACHE.fullmatch(value.strip())
         if whole:
             try:
-                return _lookup(context, whole.group(1))
-            except _Missing:
+                return lookup(context, whole.group(1))
+            except MissingField:
                 pass
         return render_mustache(value, context, where=where)
     if isinstance(value, Mapping):

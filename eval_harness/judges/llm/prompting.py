@@ -24,6 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from eval_harness.config.templates import MissingField, lookup
 from eval_harness.judges.values import JudgeFailure
 
 _MUSTACHE = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_-]+)*)\s*\}\}")
@@ -61,15 +62,10 @@ def new_fence(*texts: str) -> Fence:
 
 
 def _lookup(context: Mapping[str, Any], dotted: str) -> Any:
-    current: Any = context
-    for part in dotted.split("."):
-        if isinstance(current, Mapping) and part in current:
-            current = current[part]
-        elif isinstance(current, list) and part.isdigit() and int(part) < len(current):
-            current = current[int(part)]
-        else:
-            raise JudgeFailure(f"judge prompt references unknown field `{dotted}`")
-    return current
+    try:
+        return lookup(context, dotted)
+    except MissingField:
+        raise JudgeFailure(f"judge prompt references unknown field `{dotted}`") from None
 
 
 def as_text(value: Any) -> str:

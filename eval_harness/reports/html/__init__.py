@@ -26,13 +26,13 @@ def render_html(report: Mapping[str, Any], *, frame: pd.DataFrame,
     nav = "".join(f'<a href="#{k}">{esc(v)}</a>' for k, v in NAV)
     body = [headline_html(report), f"<nav>{nav}</nav>", '<h2 id="charts">Charts</h2>',
             chart_html("Mean composite per condition", charts["means"],
-                       "dots: mean over cases; bars: 95% t interval over cases; sorted, best on top"),
+                       "dots: mean over cases; bars: 95% t interval over cases; best on top"),
             chart_html("Main effects", charts["main_effects"],
-                       "marginal means per level (averaged over the other factors), 95% CIs"),
+                       "marginal means per level (averaged over the other factors), 95% CIs; "
+                       "levels in matrix order"),
             chart_html("Interactions", charts["interactions"],
                        "non-parallel lines suggest an interaction; see the ANOVA table"),
-            chart_html("Cases × conditions", charts["heatmap"],
-                       "colour: mean composite; text: passes/attempts (~ flaky, E errored)"),
+            chart_html("Cases × conditions", charts["heatmap"], "colour: mean composite"),
             chart_html("Cost and quality", charts["pareto"],
                        "frontier: no other condition is both cheaper and better"),
             '<h2 id="tables">Tables</h2>']

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from eval_harness.reports import fmt
+from eval_harness.reports.html.svg import Chart
 from eval_harness.reports.table_model import TextTable
 from eval_harness.reports.tables_compare import comparison_findings
 
@@ -55,11 +56,14 @@ def table_html(t: TextTable) -> str:
     return "\n".join(parts)
 
 
-def chart_html(title: str, svg: str | None, caption: str = "") -> str:
-    """A titled chart figure, or "not available"."""
-    inner = svg if svg else f'<p class="na">{esc(fmt.NOT_AVAILABLE)}</p>'
-    cap = f'<p class="note">{esc(caption)}</p>' if caption else ""
-    return f"<h3>{esc(title)}</h3>\n{inner}\n{cap}"
+def chart_html(title: str, chart: Chart | None, caption: str = "") -> str:
+    """A titled chart, its fixed caption and its data-dependent notes (label legend, sort
+    order, axis scale), or "not available"."""
+    if chart is None:
+        return f'<h3>{esc(title)}</h3>\n<p class="na">{esc(fmt.NOT_AVAILABLE)}</p>'
+    text = "; ".join(t for t in (caption, *chart.notes) if t)
+    cap = f'<p class="note">{esc(text)}</p>' if text else ""
+    return f"<h3>{esc(title)}</h3>\n{chart.svg}\n{cap}"
 
 
 def headline_html(report: Mapping[str, Any]) -> str:

@@ -15,13 +15,15 @@
 from __future__ import annotations
 
 import io
+import math
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
 import matplotlib as mpl
+import numpy as np
 from matplotlib.figure import Figure
 
 FG = "#0a0b0c"  # sentinel: becomes currentColor
@@ -107,3 +109,15 @@ def short(text: object, limit: int = 40) -> str:
     """Label cut to ``limit`` characters (matplotlib escapes it when writing SVG)."""
     s = " ".join(str(text).split())
     return s if len(s) <= limit else s[: limit - 1] + "…"
+
+
+def err_bars(points: Sequence[tuple[Any, Any]]) -> tuple[np.ndarray, np.ndarray]:
+    """Asymmetric error-bar lengths (mean − lo, hi − mean) for (mean, [lo, hi]) pairs;
+    0 where the mean or either bound is missing."""
+    lo = np.zeros(len(points))
+    hi = np.zeros(len(points))
+    for i, (mean, ci) in enumerate(points):
+        if mean is None or not math.isfinite(mean) or not ci or ci[0] is None or ci[1] is None:
+            continue
+        lo[i], hi[i] = max(mean - ci[0], 0.0), max(ci[1] - mean, 0.0)
+    return lo, hi
