@@ -5,9 +5,10 @@
   line, and labelled with their compact labels; dominated ones are muted grey and left
   unlabelled (the Conditions table has them).
 - Labels sit up-left of their point: by the frontier's definition no condition lies there
-  (one would dominate the labelled point), nor does the step line. Overlapping labels are
-  pushed up one by one (:func:`declutter`); a label moved away from its point gets a thin
-  leader line.
+  (one would dominate the labelled point), nor does the step line. Where that spot is
+  taken (or outside the axes), the first free one of down-right, up-right, down-left is
+  used, else the label is pushed up past what it overlaps (:func:`place_labels`) and gets
+  a thin leader line to its point.
 - The x axis is logarithmic when the values span more than :data:`LOG_SPAN` × (costs of
   small and large models often differ by orders of magnitude).
 
@@ -41,27 +42,40 @@ def _overlap(a: Box, b: Box, gap: float) -> bool:
     return a[0] < b[2] + gap and b[0] < a[2] + gap and a[1] < b[3] + gap and b[1] < a[3] + gap
 
 
-def declutter(boxes: Sequence[Box], obstacles: Sequence[Box] = (), gap: float = 1.0) -> list[float]:
-    """Greedy vertical de-overlap: boxes in order of their bottom edge; each is moved up
-    just above every obstacle or earlier-placed box it overlaps until it overlaps none.
-    Returns each box's new bottom (same order as given). O(n²), n ≤ :data:`MAX_LABELS`
-    plus the obstacles."""
-    order = sorted(range(len(boxes)), key=lambda i: (boxes[i][1], boxes[i][0]))
+def _push_up(box: Box, placed: Sequence[Box], gap: float) -> Box:
+    """``box`` moved up just above every placed box it overlaps, until it overlaps none."""
+    left, bottom, right, top = box
+    height = top - bottom
+    moved = True
+    while moved:
+        moved = False
+        for p in placed:
+            if _overlap((left, bottom, right, bottom + height), p, gap):
+                bottom = p[3] + gap
+                moved = True
+    return left, bottom, right, bottom + height
+
+
+def place_labels(candidates: Sequence[Sequence[Box]], obstacles: Sequence[Box] = (),
+                 bounds: Box | None = None, gap: float = 1.0) -> list[tuple[Box, bool]]:
+    """Greedy label placement: each label (in the given order) takes its first candidate
+    box that lies inside ``bounds`` and overlaps no obstacle and no label placed before;
+    when none does, its first candidate is pushed up until it overlaps nothing (simple
+    vertical de-overlap). Returns per label (box, moved?) — moved = the fallback was used
+    (draw a leader line). O(labels × candidates × (labels + obstacles))."""
     placed: list[Box] = list(obstacles)
-    bottoms = [0.0] * len(boxes)
-    for i in order:
-        left, bottom, right, top = boxes[i]
-        height = top - bottom
-        moved = True
-        while moved:
-            moved = False
-            for p in placed:
-                if _overlap((left, bottom, right, bottom + height), p, gap):
-                    bottom = p[3] + gap
-                    moved = True
-        placed.append((left, bottom, right, bottom + height))
-        bottoms[i] = bottom
-    return bottoms
+    out: list[tuple[Box, bool]] = []
+    for cands in candidates:
+        def inside(b: Box) -> bool:
+            return bounds is None or (b[0] >= bounds[0] and b[1] >= bounds[1]
+                                      and b[2] <= bounds[2] and b[3] <= bounds[3])
+        free = next((b for b in cands if inside(b)
+                     and not any(_overlap(b, p, gap) for p in placed)), None)
+        box, moved = (free, False) if free is not None else (_push_up(cands[0], placed, gap),
+                                                            True)
+        placed.append(box)
+        out.append((box, moved))
+    return out
 
 
 def _scale(xs: np.ndarray) -> tuple[bool, float, float]:
@@ -80,20 +94,23 @@ def _tick_text(key: str) -> FuncFormatter:
 
 
 def _place_labels(pts: list[tuple[float, float, str]], obstacles: Sequence[Box],
-                  box_w: float) -> list[tuple[float, float, str, bool]]:
+                  box_w: float, box_h: float) -> list[tuple[float, float, str, bool]]:
     """Per label at (x, y) points in the axes box: (x, y offset in points from its point
-    to the label's lower-left corner, text, leader line?). A label starts up-left of its
-    point, shifted right only as far as the axes' left edge requires (and left at the
-    right edge)."""
+    to the label's lower-left corner, text, leader line?). Tried in turn: up-left (empty
+    by the frontier's definition), down-right (under the step line), up-right, down-left;
+    the fallback is up-left, kept inside the axes' left edge, pushed up."""
     h = LABEL_PT * 1.25
-    boxes = []
+    cands = []
     for px, py, text in pts:
         w = len(text) * CHAR_EM * LABEL_PT + 2
-        left = min(max(px - 5 - w, 0.0), max(box_w - w, 0.0))
-        boxes.append((left, py + 3, left + w, py + 3 + h))
-    bottoms = declutter(boxes, obstacles)
-    return [(b[0] - px, bot - py, text, bot - (py + 3) > 2)
-            for (px, py, text), b, bot in zip(pts, boxes, bottoms, strict=True)]
+        clamped = min(max(px - 5 - w, 0.0), max(box_w - w, 0.0))
+        cands.append([(clamped, py + 3, clamped + w, py + 3 + h),
+                      (px + 5, py - 3 - h, px + 5 + w, py - 3),
+                      (px + 5, py + 3, px + 5 + w, py + 3 + h),
+                      (px - 5 - w, py - 3 - h, px - 5, py - 3)])
+    placed = place_labels(cands, obstacles, (0.0, 0.0, box_w, box_h))
+    return [(b[0] - px, b[1] - py, text, moved)
+            for (px, py, text), (b, moved) in zip(pts, placed, strict=True)]
 
 
 def _obstacles(px: np.ndarray, py: np.ndarray, front: list[int]) -> list[Box]:
@@ -130,7 +147,7 @@ def pareto_chart(report: Mapping[str, Any]) -> Chart | None:
         px = (ux - u0) / (u1 - u0) * box_w
         py = (ys + 0.02) / (y_top + 0.02) * box_h
         pts = [(float(px[i]), float(py[i]), t) for i, t in zip(labelled, texts, strict=True)]
-        placed = _place_labels(pts, _obstacles(px, py, f_idx), box_w)
+        placed = _place_labels(pts, _obstacles(px, py, f_idx), box_w, box_h)
         over = max((p[1] + d[1] + LABEL_PT * 1.25 for p, d in zip(pts, placed, strict=True)),
                    default=0.0) - box_h
         if over <= 0:

@@ -103,6 +103,7 @@ def main_effects_chart(report: Mapping[str, Any]) -> Chart | None:
             ax.set_title(short(factor, 30))
             ax.set_xlim(-0.5, len(rows) - 0.5)
             ax.set_ylim(-0.02, 1.02)
+            ax.set_yticks(np.linspace(0, 1, 6))
         for ax in list(axes.flat)[n:]:
             ax.set_visible(False)
         axes[0][0].set_ylabel("mean composite")
@@ -147,6 +148,7 @@ def interaction_chart(report: Mapping[str, Any]) -> Chart | None:
             ax.set_xlabel(short(a, 30))
             ax.set_title(short(f"{a} × {b}", 40))
             ax.set_ylim(-0.02, 1.02)
+            ax.set_yticks(np.linspace(0, 1, 6))
             ax.legend(title=short(b, 24), fontsize=8, title_fontsize=8, loc="best")
         for ax in list(axes.flat)[n:]:
             ax.set_visible(False)
