@@ -45,7 +45,7 @@ def main() -> int:
     p.add_argument("--runs", nargs="+", default=["runs"], help="run directories root(s)")
     p.add_argument("--fixture", action="store_true", help="use the bundled test fixture")
     p.add_argument("--png", default=str(ROOT / "docs" / "img" / "report.png"))
-    p.add_argument("--height", type=int, default=2600, help="CSS pixels captured from the top")
+    p.add_argument("--height", type=int, default=3000, help="CSS pixels captured from the top")
     p.add_argument("--dark", action="store_true", help="dark colour scheme")
     args = p.parse_args()
     from eval_harness.reports.chromium import Chromium

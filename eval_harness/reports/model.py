@@ -222,8 +222,10 @@ def build_report(
     generated_at: str | None = None,
 ) -> dict[str, Any]:
     """The report document (schema_version 1, see docs/reports.md)."""
+    frame = _with_design_order(frame, anova)
     samples, cases = sm.verdict_tables(frame)
-    conditions = sm.condition_rows(frame, samples, cases)
+    conditions = _in_level_order(sm.condition_rows(frame, samples, cases),
+                                 frame.attrs.get("levels") or {})
     _overlay_summaries(conditions, anova.get("condition_summaries"),
                        clip=anova.get("response", "composite") == "composite")
     vs = _vs_reference(comparisons)
@@ -278,3 +280,28 @@ def build_report(
         "case_grid": sm.case_grid(cases, [c["condition_id"] for c in conditions]),
         "issues": list(frame.attrs.get("issues") or []),
     }
+
+
+def _with_design_order(frame: pd.DataFrame, anova: Mapping[str, Any]) -> pd.DataFrame:
+    """Level order from anova.json's design (the matrix order when the analysis had the
+    config), so a report regenerated from run directories alone keeps the matrix order."""
+    design = (anova.get("design") or {}).get("factors") or {}
+    if not design:
+        return frame
+    out = frame.copy(deep=False)
+    out.attrs = {**frame.attrs, "levels": {**(frame.attrs.get("levels") or {}), **design}}
+    return out
+
+
+def _in_level_order(rows: list[dict[str, Any]], order: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Conditions sorted by each factor's level order (stable for unknown levels)."""
+    def rank(row: dict[str, Any]) -> tuple[int, ...]:
+        levels = row.get("levels") or {}
+        out = []
+        for factor, values in order.items():
+            names = [str(v) for v in values]
+            value = str(levels.get(factor))
+            out.append(names.index(value) if value in names else len(names))
+        return tuple(out)
+
+    return sorted(rows, key=rank)

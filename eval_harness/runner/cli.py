@@ -16,9 +16,12 @@ arguments}]}``; when other lines precede it, the last line holding a JSON object
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
+import re
 import shlex
+import shutil
 import signal
 from pathlib import Path
 from typing import Any
@@ -28,6 +31,8 @@ from eval_harness.config.templates import render_braces, render_value
 from eval_harness.runner.base import RunRequest, RunResult, price, register, usage_tokens
 from eval_harness.runner.process import ProcessGroup, ProcessOutcome
 
+#: a ``{name}`` placeholder (as render_braces reads it; ``{{`` / ``}}`` are literal)
+_PLACEHOLDER = re.compile(r"(?<!\{)\{([A-Za-z_][A-Za-z0-9_]*)\}(?!\})")
 BUILTIN_PLACEHOLDERS = ("model", "effort", "subagent_model", "workspace", "output_dir",
                         "timeout", "config_dir", "input_json", "input_file", "case_id",
                         "replication", "condition_id")
@@ -144,26 +149,54 @@ class CliRunner:
         # pre-encoded once: Popen would otherwise fsencode every variable for every cell
         self.base_env = {os.fsencode(k): os.fsencode(v)
                          for k, v in {**os.environ, **config.execution.env}.items()}
+        # builtin placeholders the command uses: only those are computed per cell
+        self.used = {m for t in self.template for m in _PLACEHOLDER.findall(t)}
+        if runner is not None and runner.shell:
+            self.used.update(BUILTIN_PLACEHOLDERS)  # cheap insurance: shell mode quotes all
+        self._exe_cache: dict[str, str | None] = {}
 
     def cancel_all(self) -> None:
         """Stop every process in flight."""
         self.procs.cancel_all(self.config.execution.kill_grace)
 
-    def _values(self, request: RunRequest, case_dir: Path) -> dict[str, Any]:
+    def _values(self, request: RunRequest, case_dir: str) -> dict[str, Any]:
         values: dict[str, Any] = dict(request.input)
-        values.update(
-            model=request.model, effort=request.effort, subagent_model=request.subagent_model,
-            workspace=str(case_dir / "workspace"), output_dir=str(case_dir / "output"),
-            timeout=self.config.execution.timeout, config_dir=str(request.config_dir),
-            input_json=json.dumps(request.input, ensure_ascii=False, default=str),
-            input_file=str(case_dir / "input.json"), case_id=request.case_id,
-            replication=request.replication, condition_id=request.condition_id,
-        )
+        used = self.used
+        builtins: dict[str, Any] = {
+            "model": request.model, "effort": request.effort,
+            "subagent_model": request.subagent_model, "timeout": self.config.execution.timeout,
+            "case_id": request.case_id, "replication": request.replication,
+            "condition_id": request.condition_id,
+        }
+        if "workspace" in used:
+            builtins["workspace"] = os.path.join(case_dir, "workspace")
+        if "output_dir" in used:
+            builtins["output_dir"] = os.path.join(case_dir, "output")
+        if "config_dir" in used:
+            builtins["config_dir"] = str(request.config_dir)
+        if "input_json" in used:
+            builtins["input_json"] = json.dumps(request.input, ensure_ascii=False, default=str)
+        if "input_file" in used:
+            builtins["input_file"] = os.path.join(case_dir, "input.json")
+        values.update(builtins)
         return values
+
+    def _executable(self, argv: list[str] | str, env: dict[bytes, bytes]) -> str | None:
+        """argv[0] resolved on the run's PATH once per runner (Popen would search the PATH
+        for every cell); None lets Popen search (and report a missing program) itself."""
+        if isinstance(argv, str) or not argv or os.sep in argv[0]:
+            return None
+        name = argv[0]
+        if name not in self._exe_cache:
+            path = env.get(b"PATH")
+            found = shutil.which(name, path=os.fsdecode(path) if path is not None else os.defpath)
+            # a relative PATH entry resolves against the child's cwd: leave that to Popen
+            self._exe_cache[name] = found if found and os.path.isabs(found) else None
+        return self._exe_cache[name]
 
     def build_argv(self, request: RunRequest) -> list[str] | str:
         """The argv (or shell string) for one cell."""
-        values = self._values(request, request.case_dir)
+        values = self._values(request, str(request.case_dir))
         runner = self.config.runner
         if runner is not None and runner.shell:
             quoted = {k: shlex.quote(v if isinstance(v, str) else json.dumps(v, default=str))
@@ -178,22 +211,26 @@ class CliRunner:
         from eval_harness.config.masking import mask_argv
 
         cfg, case_dir = self.config, request.case_dir
+        case_str = str(case_dir)
         if self.needs_workspace:
-            (case_dir / "workspace").mkdir(exist_ok=True)
+            with contextlib.suppress(FileExistsError):
+                os.mkdir(os.path.join(case_str, "workspace"))
         if self.needs_output:
-            (case_dir / "output").mkdir(exist_ok=True)
+            with contextlib.suppress(FileExistsError):
+                os.mkdir(os.path.join(case_str, "output"))
         argv = self.build_argv(request)
         stdin = None
         if cfg.execution.prompt:
             ctx = {"input": request.input, "case_id": request.case_id}
             stdin = str(render_value(cfg.execution.prompt, ctx, where="execution.prompt")).encode()
-        env = dict(self.base_env)
+        env = self.base_env.copy()
         env.update((k.encode(), v.encode()) for k, v in context_env(request).items())
         outcome = self.procs.run(
             argv, cwd=request.config_dir, env=env, timeout=cfg.execution.timeout,
-            grace=cfg.execution.kill_grace, stdout_path=case_dir / "stdout.log",
-            stderr_path=case_dir / "stderr.log", stdin_data=stdin,
-            shell=isinstance(argv, str), tee_prefix=f"[{request.case_id}] " if request.verbose else None,
+            grace=cfg.execution.kill_grace, stdout_path=os.path.join(case_str, "stdout.log"),
+            stderr_path=os.path.join(case_str, "stderr.log"), stdin_data=stdin,
+            shell=isinstance(argv, str), executable=self._executable(argv, env),
+            tee_prefix=f"[{request.case_id}] " if request.verbose else None,
         )
         shown = [argv] if isinstance(argv, str) else argv
         result = RunResult(exit_code=outcome.exit_code, stdout=outcome.stdout, stderr=outcome.stderr,

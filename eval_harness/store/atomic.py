@@ -12,47 +12,63 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import itertools
 import json
 import os
-import threading
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Union
 
 _FSYNC = os.environ.get("EVAL_HARNESS_FSYNC", "") not in ("", "0")
-_counter = 0
-_counter_lock = threading.Lock()
+_counter = itertools.count(1)  # next() on a C counter is atomic under the GIL
+_NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC
+StrPath = Union[str, "os.PathLike[str]"]
 
 
-def _tmp_name(path: Path) -> Path:
-    global _counter
-    with _counter_lock:
-        _counter += 1
-        n = _counter
+def _tmp_name(path: str) -> str:
+    head, name = os.path.split(path)
     # leading dot + .tmp suffix: never matched by the `record.json` glob of a loader
-    return path.with_name(f".{path.name}.{os.getpid()}.{n}.tmp")
+    return os.path.join(head, f".{name}.{os.getpid()}.{next(_counter)}.tmp")
 
 
-def atomic_write_bytes(path: Path, data: bytes) -> None:
+def _write_fd(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def write_bytes(path: StrPath, data: bytes) -> None:
+    """Create or truncate ``path`` and write ``data`` (plain, not atomic)."""
+    fd = os.open(path, _NEW_FILE, 0o666)
+    try:
+        _write_fd(fd, data)
+    finally:
+        os.close(fd)
+
+
+def atomic_write_bytes(path: StrPath, data: bytes) -> None:
     """Write ``data`` to ``path`` atomically (temp file + rename)."""
+    path = os.fspath(path)
     tmp = _tmp_name(path)
     try:
-        with tmp.open("wb") as fh:
-            fh.write(data)
+        fd = os.open(tmp, _NEW_FILE | os.O_EXCL, 0o666)
+        try:
+            _write_fd(fd, data)
             if _FSYNC:
-                fh.flush()
-                os.fsync(fh.fileno())
+                os.fsync(fd)
+        finally:
+            os.close(fd)
         os.replace(tmp, path)
     except BaseException:
         with contextlib.suppress(OSError):
-            tmp.unlink()
+            os.unlink(tmp)
         raise
     if _FSYNC:
-        fd = os.open(path.parent, os.O_RDONLY)
+        dfd = os.open(os.path.dirname(path) or ".", os.O_RDONLY)
         try:
-            os.fsync(fd)
+            os.fsync(dfd)
         finally:
-            os.close(fd)
+            os.close(dfd)
 
 
 def dumps(value: Any) -> bytes:
@@ -61,17 +77,23 @@ def dumps(value: Any) -> bytes:
     Compact on purpose: with ``indent`` the stdlib falls back to its pure-Python encoder,
     which cost more per cell than spawning the process (pipe through ``jq`` to read).
     """
-    return json.dumps(value, ensure_ascii=False, default=str).encode("utf-8")
+    return json.dumps(value, ensure_ascii=False, default=_text).encode("utf-8")
 
 
-def atomic_write_json(path: Path, value: Any) -> None:
+def _text(value: Any) -> str:
+    # dates as ISO-8601 (as pydantic writes them), anything else as str()
+    iso = getattr(value, "isoformat", None)
+    return iso() if callable(iso) else str(value)
+
+
+def atomic_write_json(path: StrPath, value: Any) -> None:
     """Write ``value`` as JSON atomically."""
     atomic_write_bytes(path, dumps(value))
 
 
-def write_json(path: Path, value: Any) -> None:
+def write_json(path: StrPath, value: Any) -> None:
     """Plain (non-atomic) JSON write, for files only trusted once record.json exists."""
-    path.write_bytes(dumps(value))
+    write_bytes(path, dumps(value))
 
 
 def read_json(path: Path) -> Any:

@@ -10,28 +10,31 @@ leaves either a complete case or one the next run redoes.
 from __future__ import annotations
 
 import contextlib
+import math
 import os
-from pathlib import Path
 from typing import Any
 
 from eval_harness.runner.base import RunResult
-from eval_harness.store.atomic import atomic_write_json, write_json
-from eval_harness.store.records import SCHEMA_VERSION, CaseRecord
+from eval_harness.store.atomic import StrPath, atomic_write_json, write_json
+from eval_harness.store.records import SCHEMA_VERSION, CaseRecord, JudgeScore
 
 
-def begin_case(case_dir: Path, resolved_input: dict[str, Any]) -> None:
+def begin_case(case_dir: StrPath, resolved_input: dict[str, Any]) -> None:
     """Create the case folder, drop any old record (and temp files a killed writer left
     behind), write the resolved input."""
+    case_dir = os.fspath(case_dir)
     try:
-        case_dir.mkdir(parents=True)
+        os.mkdir(case_dir)
+    except FileNotFoundError:  # the run's cases/ folder itself is missing
+        os.makedirs(case_dir)
     except FileExistsError:  # a rerun: clean up before anything new is written
         with contextlib.suppress(FileNotFoundError):
-            (case_dir / "record.json").unlink()
+            os.unlink(os.path.join(case_dir, "record.json"))
         for entry in os.scandir(case_dir):
             if entry.name.startswith(".") and entry.name.endswith(".tmp"):
                 with contextlib.suppress(FileNotFoundError):
                     os.unlink(entry.path)
-    write_json(case_dir / "input.json", resolved_input)
+    write_json(os.path.join(case_dir, "input.json"), resolved_input)
 
 
 def outputs_dict(result: RunResult) -> dict[str, Any]:
@@ -45,17 +48,38 @@ def outputs_dict(result: RunResult) -> dict[str, Any]:
     }
 
 
-def write_outputs(case_dir: Path, result: RunResult, attempts: int) -> None:
+def write_outputs(case_dir: StrPath, result: RunResult, attempts: int) -> None:
     """``command.json`` (masked argv) and ``outputs.json`` (everything but the logs)."""
+    case_dir = os.fspath(case_dir)
     if result.argv is not None:
-        write_json(case_dir / "command.json", {"argv": result.argv})
+        write_json(os.path.join(case_dir, "command.json"), {"argv": result.argv})
     data = outputs_dict(result)
     del data["stdout"], data["stderr"]  # they are stdout.log / stderr.log
     data.update(schema_version=SCHEMA_VERSION, error=result.reason, failure=result.failure,
                 attempts=attempts, reply=result.raw)
-    write_json(case_dir / "outputs.json", data)
+    write_json(os.path.join(case_dir, "outputs.json"), data)
 
 
-def write_record(case_dir: Path, record: CaseRecord) -> None:
-    """Write ``record.json`` atomically: the case is complete from this instant."""
-    atomic_write_json(case_dir / "record.json", record.model_dump(mode="json"))
+def write_record(case_dir: StrPath, record: CaseRecord | dict[str, Any]) -> None:
+    """Write ``record.json`` atomically: the case is complete from this instant.
+
+    A dict is written as is (the caller built it JSON-ready, see
+    :func:`record_json`); a model is dumped in JSON mode first."""
+    data = record if isinstance(record, dict) else record.model_dump(mode="json")
+    atomic_write_json(os.path.join(os.fspath(case_dir), "record.json"), data)
+
+
+def record_json(data: dict[str, Any], scores: dict[str, JudgeScore]) -> dict[str, Any]:
+    """The JSON form of a :class:`CaseRecord` built from trusted fields, without a pydantic
+    round trip: what ``CaseRecord.model_validate(data).model_dump(mode="json")`` gives for
+    the fields the runner writes (non-finite floats become null, as pydantic writes them;
+    dates as ISO-8601 text)."""
+    out: dict[str, Any] = {"schema_version": SCHEMA_VERSION}
+    out.update(data)
+    for key in ("latency_s", "cost_usd", "composite"):
+        value = out.get(key)
+        if isinstance(value, float) and not math.isfinite(value):
+            out[key] = None
+    out["scores"] = {name: (s if isinstance(s, JudgeScore) else JudgeScore.model_validate(s))
+                     .model_dump(mode="json") for name, s in scores.items()}
+    return out

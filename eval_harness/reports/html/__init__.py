@@ -34,7 +34,7 @@ def render_html(report: Mapping[str, Any], *, frame: pd.DataFrame,
                        "non-parallel lines suggest an interaction; see the ANOVA table"),
             chart_html("Cases × conditions", charts["heatmap"], "colour: mean composite"),
             chart_html("Cost and quality", charts["pareto"],
-                       "frontier: no other condition is both cheaper and better"),
+                       "frontier: no other condition is at most as costly and at least as good"),
             '<h2 id="tables">Tables</h2>']
     tables = all_tables(report)
     body += [table_html(t) for t in tables]

@@ -19,6 +19,7 @@ out in points before drawing, without rendering the figure twice.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from itertools import pairwise
 from typing import Any
 
 import numpy as np
@@ -116,7 +117,7 @@ def _place_labels(pts: list[tuple[float, float, str]], obstacles: Sequence[Box],
 def _obstacles(px: np.ndarray, py: np.ndarray, front: list[int]) -> list[Box]:
     """Every marker (±4 pt) and the frontier's step line (vertical and horizontal parts)."""
     out: list[Box] = [(x - 4, y - 4, x + 4, y + 4) for x, y in zip(px, py, strict=True)]
-    for i, j in zip(front, front[1:], strict=False):
+    for i, j in pairwise(front):
         out.append((px[i], py[i] - 1, px[j], py[i] + 1))
         out.append((px[j] - 1, py[i], px[j] + 1, py[j]))
     return out
@@ -125,7 +126,7 @@ def _obstacles(px: np.ndarray, py: np.ndarray, front: list[int]) -> list[Box]:
 def pareto_chart(report: Mapping[str, Any]) -> Chart | None:
     """The cost–quality chart (see module docstring), or None without an x quantity."""
     pareto = report.get("pareto") or {}
-    key = pareto.get("x")
+    key = str(pareto.get("x") or "")
     conds = [c for c in report.get("conditions") or []
              if key and c.get(key) is not None and c.get("mean") is not None]
     if not conds:

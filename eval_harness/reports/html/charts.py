@@ -45,6 +45,12 @@ def _level_ticks(ax: Axes, names: list[str], panel_in: float) -> None:
                   ha="center" if fits else "right", rotation_mode="default" if fits else "anchor")
 
 
+def _by_level(rows: list[dict[str, Any]], order: Mapping[str, list[str]],
+              factor: str) -> list[dict[str, Any]]:
+    """Marginal-mean rows sorted by the factor's level in matrix order."""
+    return sorted(rows, key=lambda r: lb.level_rank(order, factor, r["levels"][factor]))
+
+
 def means_chart(report: Mapping[str, Any]) -> Chart | None:
     """Dot-and-interval: mean composite with its 95% CI per condition, best at the top;
     the reference condition (comparisons.json) in the accent colour."""
@@ -92,7 +98,7 @@ def main_effects_chart(report: Mapping[str, Any]) -> Chart | None:
         fig = new_figure(min(2.6 * cols + 0.6, 10.5), 2.7 * nrows)
         axes = fig.subplots(nrows, cols, squeeze=False, sharey=True)
         for ax, (factor, rows) in zip(axes.flat, effects.items(), strict=False):
-            rows = sorted(rows, key=lambda r, f=factor: lb.level_rank(order, f, r["levels"][f]))
+            rows = _by_level(rows, order, factor)
             x = np.arange(len(rows))
             means = np.array([np.nan if r["mean"] is None else r["mean"] for r in rows], float)
             lo, hi = err_bars([(m, r.get("ci")) for m, r in zip(means, rows, strict=True)])
@@ -135,7 +141,7 @@ def interaction_chart(report: Mapping[str, Any]) -> Chart | None:
             width = 0.12 * (len(b_levels) - 1)
             for j, bl in enumerate(b_levels):
                 sub = [r for r in rows if str(r["levels"][b]) == bl and r["mean"] is not None]
-                sub.sort(key=lambda r, a=a: lb.level_rank(order, a, r["levels"][a]))
+                sub = _by_level(sub, order, a)
                 if not sub:
                     continue
                 dodge = (j / max(len(b_levels) - 1, 1) - 0.5) * width
