@@ -12,6 +12,7 @@ throughputs (cells/s) and the ratio engine/xargs (target >= 0.8).
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import subprocess
 import sys
@@ -87,6 +88,8 @@ def main() -> int:
         print(f"engine (runs in {b:<10}): {e:7.2f} s  {a.cells / e:8.0f} cells/s  "
               f"ratio {x / e:.2f} (target >= 0.8)")
     print("(the engine also writes 6 files per cell; xargs writes none)")
+    print("load average after: {:.2f} {:.2f} {:.2f} (a shared machine skews both sides)"
+          .format(*os.getloadavg()))
     return 0
 
 

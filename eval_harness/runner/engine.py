@@ -102,6 +102,7 @@ class Engine:
         self.run_dirs: dict[tuple[str, int], RunDir] = {}
         self._queue: deque[Cell] = deque()
         self._crash: BaseException | None = None
+        self._case_hashes: dict[int, str] = {}
 
     def runner_for(self, condition_id: str) -> Runner:
         """One runner per distinct effective config (variants may differ)."""
@@ -165,10 +166,18 @@ class Engine:
         return finish_cell(
             request=request, result=result, attempts=attempts, scorer=self.scorer,
             expected=cell.case.expected, annotations=cell.case.annotations,
-            case_hash=cell.case.case_hash, tags=cell.case.tags,
+            case_hash=self._case_hash(cell), tags=cell.case.tags,
             digest=self.exp.digests[cell.condition.condition_id], run_id=run.run_id,
             extra={"shard": str(self.opt.shard)} if self.opt.shard else None,
         )
+
+    def _case_hash(self, cell: Cell) -> str:
+        # a property that hashes the case's JSON: computed once per case, not per cell
+        key = id(cell.case)
+        value = self._case_hashes.get(key)
+        if value is None:
+            value = self._case_hashes[key] = cell.case.case_hash
+        return value
 
     def _call_and_record(self, cell: Cell, run: RunDir, request: RunRequest) -> _Outcome:
         runner = self.runner_for(cell.condition.condition_id)
