@@ -155,7 +155,8 @@ def interaction_chart(report: Mapping[str, Any]) -> Chart | None:
             ax.set_title(short(f"{a} × {b}", 40))
             ax.set_ylim(-0.02, 1.02)
             ax.set_yticks(np.linspace(0, 1, 6))
-            ax.legend(title=short(b, 24), fontsize=8, title_fontsize=8, loc="best")
+            if ax.get_legend_handles_labels()[0]:  # nothing to label when no cell has data
+                ax.legend(title=short(b, 24), fontsize=8, title_fontsize=8, loc="best")
         for ax in list(axes.flat)[n:]:
             ax.set_visible(False)
         axes[0][0].set_ylabel("mean composite")
