@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -64,6 +65,27 @@ def bench_xargs(cells: int, concurrency: int) -> float:
     return time.perf_counter() - start
 
 
+def _cpu() -> tuple[float, float]:
+    """(own, children) CPU seconds so far (user + system)."""
+    me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return me.ru_utime + me.ru_stime, kids.ru_utime + kids.ru_stime
+
+
+def cpu_per_cell(cells: int, concurrency: int) -> None:
+    """CPU accounting: on a CPU-saturated machine the throughput ratio is bounded by
+    xargs' CPU per cell over the engine's (own + children) CPU per cell."""
+    a = _cpu()
+    bench_xargs(cells, concurrency)
+    b = _cpu()
+    bench_engine(cells, concurrency, "/dev/shm" if Path("/dev/shm").is_dir() else None)
+    c = _cpu()
+    xargs_ms = (b[1] - a[1]) / cells * 1000
+    own_ms, kids_ms = (c[0] - b[0]) / cells * 1000, (c[1] - b[1]) / cells * 1000
+    print(f"CPU per cell: xargs {xargs_ms:.2f} ms; engine own {own_ms:.2f} ms + children "
+          f"{kids_ms:.2f} ms -> CPU-bound ratio cap {xargs_ms / (own_ms + kids_ms):.2f} "
+          f"on {os.cpu_count()} cores")
+
+
 def main() -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--cells", type=int, default=2000)
@@ -88,6 +110,7 @@ def main() -> int:
         print(f"engine (runs in {b:<10}): {e:7.2f} s  {a.cells / e:8.0f} cells/s  "
               f"ratio {x / e:.2f} (target >= 0.8)")
     print("(the engine also writes 6 files per cell; xargs writes none)")
+    cpu_per_cell(a.cells, a.concurrency)
     print("load average after: {:.2f} {:.2f} {:.2f} (a shared machine skews both sides)"
           .format(*os.getloadavg()))
     return 0
