@@ -90,6 +90,8 @@ def print_tables(console: Console, report: Mapping[str, Any], *, show_all_cases:
     head = (f"{report.get('eval') or 'eval'}: {len(report.get('conditions') or [])} conditions × "
             f"{design.get('n_cases', '?')} cases × {design.get('replications', '?')} replications")
     console.print(Text(head, style="" if plain else "bold"))
+    for line in report.get("data_notes") or []:
+        _note(console, f"data: {line}", plain)
     for t in all_tables(report, show_all_cases=show_all_cases):
         if t.rows:
             table, hidden = _rich_table(t, plain, console.width)

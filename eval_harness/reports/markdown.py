@@ -70,6 +70,7 @@ def _headline(report: Mapping[str, Any]) -> list[str]:
     failed = [t for t in report.get("thresholds") or [] if not t.get("passed")]
     if failed:
         lines.append(f"- :x: {len(failed)} threshold check(s) failed")
+    lines.extend(f"- Data: {md_escape(n)}" for n in report.get("data_notes") or [])
     return lines
 
 

@@ -279,7 +279,28 @@ def build_report(
         "pairwise": None if pairwise is None else dict(pairwise),
         "case_grid": sm.case_grid(cases, [c["condition_id"] for c in conditions]),
         "issues": list(frame.attrs.get("issues") or []),
+        "data_notes": data_notes(anova, frame),
     }
+
+
+def data_notes(anova: Mapping[str, Any], frame: pd.DataFrame) -> list[str]:
+    """What the analysis left out or merged, one line each, so nothing is dropped silently:
+    loader issues (duplicates, conflicts, runs without levels), excluded cases, errored
+    samples (never scored 0), dropped factors and analysis notes."""
+    notes = [str(i.get("detail") or i.get("kind")) for i in frame.attrs.get("issues") or []]
+    excluded = list(anova.get("excluded_cases") or [])
+    if excluded:
+        ids = ", ".join(str(c.get("case_id")) for c in excluded[:8])
+        more = f" (+{len(excluded) - 8} more)" if len(excluded) > 8 else ""
+        notes.append(f"{len(excluded)} case(s) excluded from the ANOVA (missing cells): {ids}{more}")
+    errored = (anova.get("errored_samples") or {}).get("count") or 0
+    if errored:
+        notes.append(f"{errored} errored sample(s) excluded (never scored 0); see anova.json "
+                     "errored_samples")
+    for dropped in (anova.get("design") or {}).get("dropped_factors") or []:
+        notes.append(f"factor {dropped.get('factor')} dropped: {dropped.get('reason')}")
+    notes.extend(str(n) for n in anova.get("notes") or [] if not str(n).startswith("factor "))
+    return notes
 
 
 def _with_design_order(frame: pd.DataFrame, anova: Mapping[str, Any]) -> pd.DataFrame:
