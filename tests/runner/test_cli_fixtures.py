@@ -15,7 +15,7 @@ MODES = ["correct", "wrong", "exit", "hang", "crash", "malformed", "bigout", "sl
 def test_every_fixture_mode_lands_with_status_and_reason(tmp_path: Path) -> None:
     cfg = write_eval(tmp_path, factors={"mode": MODES}, n_cases=2,
                      runner={"type": "cli", "command": agent_command(), "output_format": "json"},
-                     execution={"timeout": 1.0, "kill_grace": 0.3})
+                     execution={"timeout": 3.0, "kill_grace": 0.3})  # slack for a loaded CI box
     scorer = FakeScorer()
     summary = execute(prepare(cfg), scorer, options(tmp_path / "runs", concurrency=8))
     recs = by_mode(records(summary.eval_dir))
@@ -27,7 +27,7 @@ def test_every_fixture_mode_lands_with_status_and_reason(tmp_path: Path) -> None
     assert all(r["status"] == "ok" and r["composite"] == 0.0 for r in recs["wrong"])
     expected_reason = {
         "exit": "exit code 3: fatal: backend unavailable",
-        "hang": "timeout after 1s",
+        "hang": "timeout after 3s",
         "crash": "crashed: killed by SIGABRT",
     }
     for mode, reason in expected_reason.items():
@@ -40,7 +40,7 @@ def test_every_fixture_mode_lands_with_status_and_reason(tmp_path: Path) -> None
     assert sorted({s.levels["mode"] for s in scorer.calls}) == ["bigout", "correct", "slow", "wrong"]
     # the hang was killed within timeout + grace (+ slack), and its log was drained to disk
     for r in recs["hang"]:
-        assert 1.0 <= r["latency_s"] < 3.0
+        assert 3.0 <= r["latency_s"] < 6.0
     big = next(summary.eval_dir.glob("*mode-bigout*/cases/c00"))
     assert (big / "stdout.log").stat().st_size > 50 * 1024 * 1024
     outputs = json.loads((big / "outputs.json").read_text())
