@@ -79,6 +79,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except Exception as exc:  # a bug, not a user error: one line unless --debug
+        if debug:
+            raise
+        print(f"internal error: {type(exc).__name__}: {exc} (rerun with --debug for the "
+              "traceback; finished work is kept)", file=sys.stderr)
+        return 1
 
 
 def entry() -> None:

@@ -117,3 +117,18 @@ def test_dry_run_power_from_config_prior(tmp_path: Path) -> None:
     assert abs(power["mde"] - 2.801585 * (0.1 / 40) ** 0.5) < 1e-5
     assert power["cases_needed"] > 40
     assert "minimum detectable" in power["text"]
+
+
+def test_internal_error_is_one_line_without_debug(tmp_path: Path, monkeypatch) -> None:
+    import eval_harness.cli.dry_run as dry
+
+    def boom(*_a, **_k):
+        raise RuntimeError("kaboom")
+
+    monkeypatch.setattr(dry, "prepare", boom)
+    path = _setup(tmp_path)
+    code, _, err = run_cli("--config", str(path), "--dry-run")
+    assert code == 1
+    assert err.strip().splitlines() == [
+        "internal error: RuntimeError: kaboom (rerun with --debug for the traceback; "
+        "finished work is kept)"]
