@@ -33,6 +33,9 @@ from eval_harness.runner.process import ProcessGroup, ProcessOutcome
 
 #: a ``{name}`` placeholder (as render_braces reads it; ``{{`` / ``}}`` are literal)
 _PLACEHOLDER = re.compile(r"(?<!\{)\{([A-Za-z_][A-Za-z0-9_]*)\}(?!\})")
+_CONTEXT_KEYS = frozenset(k.encode() for k in (
+    "EVAL_CASE_ID", "EVAL_CONDITION_ID", "EVAL_REPLICATION", "EVAL_MODEL", "EVAL_EFFORT",
+    "EVAL_SUBAGENT_MODEL"))
 BUILTIN_PLACEHOLDERS = ("model", "effort", "subagent_model", "workspace", "output_dir",
                         "timeout", "config_dir", "input_json", "input_file", "case_id",
                         "replication", "condition_id")
@@ -149,6 +152,10 @@ class CliRunner:
         # pre-encoded once: Popen would otherwise fsencode every variable for every cell
         self.base_env = {os.fsencode(k): os.fsencode(v)
                          for k, v in {**os.environ, **config.execution.env}.items()}
+        # the same as b"K=V" entries, minus the per-cell EVAL_* keys (merged per cell)
+        self._base_list = [k + b"=" + v for k, v in self.base_env.items()
+                           if k not in _CONTEXT_KEYS]
+        self._base_context = {k: v for k, v in self.base_env.items() if k in _CONTEXT_KEYS}
         # builtin placeholders the command uses: only those are computed per cell
         self.used = {m for t in self.template for m in _PLACEHOLDER.findall(t)}
         if runner is not None and runner.shell:
@@ -223,14 +230,17 @@ class CliRunner:
         if cfg.execution.prompt:
             ctx = {"input": request.input, "case_id": request.case_id}
             stdin = str(render_value(cfg.execution.prompt, ctx, where="execution.prompt")).encode()
+        context = {k.encode(): v.encode() for k, v in context_env(request).items()}
         env = self.base_env.copy()
-        env.update((k.encode(), v.encode()) for k, v in context_env(request).items())
+        env.update(context)
+        merged = {**self._base_context, **context} if self._base_context else context
+        env_list = self._base_list + [k + b"=" + v for k, v in merged.items()]
         outcome = self.procs.run(
             argv, cwd=request.config_dir, env=env, timeout=cfg.execution.timeout,
             grace=cfg.execution.kill_grace, stdout_path=os.path.join(case_str, "stdout.log"),
             stderr_path=os.path.join(case_str, "stderr.log"), stdin_data=stdin,
             shell=isinstance(argv, str), executable=self._executable(argv, env),
-            tee_prefix=f"[{request.case_id}] " if request.verbose else None,
+            tee_prefix=f"[{request.case_id}] " if request.verbose else None, env_list=env_list,
         )
         shown = [argv] if isinstance(argv, str) else argv
         result = RunResult(exit_code=outcome.exit_code, stdout=outcome.stdout, stderr=outcome.stderr,

@@ -31,14 +31,14 @@ from eval_harness.config.envvars import env_references
 from eval_harness.config.models import EvalConfig
 from eval_harness.errors import QuotaExhausted
 from eval_harness.judges.api import Scorer
+from eval_harness.matrix.builder import Condition
 from eval_harness.matrix.experiment import Experiment
 from eval_harness.runner.base import FATAL_FAILURES, Runner, RunRequest, build_runner
-from eval_harness.runner.cell import Backoff, call_with_retries, finish_cell
+from eval_harness.runner.cell import Backoff, call_with_retries, finish_cell_data
 from eval_harness.runner.plan import Cell, Plan, make_plan
 from eval_harness.runner.progress import Progress
 from eval_harness.runner.shard import Shard
 from eval_harness.store.index import Entry, ResumeIndex
-from eval_harness.store.records import CaseRecord
 from eval_harness.store.rundirs import RunDir, finish_run_dir, open_run_dirs
 from eval_harness.store.writer import begin_case
 
@@ -77,7 +77,9 @@ class EngineSummary:
 
 @dataclass(frozen=True)
 class _Outcome:
-    record: CaseRecord | None  # None: nothing written (not started, cancelled, quota)
+    # the record.json fields as written (no model: built per cell only to be read back);
+    # None: nothing written (not started, cancelled, quota)
+    record: dict[str, Any] | None
     fatal_reason: str | None = None
 
 
@@ -102,15 +104,22 @@ class Engine:
         self.run_dirs: dict[tuple[str, int], RunDir] = {}
         self._queue: deque[Cell] = deque()
         self._crash: BaseException | None = None
-        self._case_hashes: dict[int, str] = {}
+        self._case_info: dict[int, tuple[str, dict[str, Any]]] = {}  # id(case) -> hash, tags
+        self._by_condition: dict[str, Runner] = {}  # lock-free fast path of runner_for
+        self._cond_info: dict[str, tuple[Any, Any, str]] = {}  # model, subagent, digest
+        self._cases_dirs: dict[tuple[str, int], Path] = {}
 
     def runner_for(self, condition_id: str) -> Runner:
         """One runner per distinct effective config (variants may differ)."""
+        runner = self._by_condition.get(condition_id)
+        if runner is not None:
+            return runner
         cfg = self.exp.effective[condition_id]
         with self._lock:
             runner = self._runners.get(id(cfg))
             if runner is None:
                 runner = self._runners[id(cfg)] = self._factory(cfg)
+            self._by_condition[condition_id] = runner
         return runner
 
     def plan(self) -> Plan:
@@ -123,17 +132,34 @@ class Engine:
 
     def _request(self, cell: Cell, run: RunDir) -> RunRequest:
         cond, case = cell.condition, cell.case
-        eff = self.exp.effective[cond.condition_id]
+        cid = cond.condition_id
+        eff = self.exp.effective[cid]
+        model, subagent, _ = self._condition_info(cond)
+        key = (cid, cell.replication)
+        cases_dir = self._cases_dirs.get(key)
+        if cases_dir is None:  # one pathlib join per cell instead of two
+            cases_dir = self._cases_dirs[key] = run.case_dir("_").parent
+        overrides = cond.input_overrides
         return RunRequest(
-            case_id=case.case_id, input={**case.input, **cond.input_overrides},
-            condition_id=cond.condition_id, levels=cond.levels, replication=cell.replication,
-            model=cond.model if cond.model is not None else eff.models.skill,
-            effort=cond.effort,
-            subagent_model=cond.subagent_model if cond.subagent_model is not None
-            else eff.models.subagent,
-            config=eff, config_dir=self.exp.loaded.base_dir, case_dir=run.case_dir(case.case_id),
-            case_files=case.directory, verbose=self.opt.verbose, secrets=self.secrets,
+            case_id=case.case_id, input={**case.input, **overrides} if overrides
+            else dict(case.input), condition_id=cid, levels=cond.levels,
+            replication=cell.replication, model=model, effort=cond.effort,
+            subagent_model=subagent, config=eff, config_dir=self.exp.loaded.base_dir,
+            case_dir=cases_dir / case.case_id, case_files=case.directory,
+            verbose=self.opt.verbose, secrets=self.secrets,
         )
+
+    def _condition_info(self, cond: Condition) -> tuple[Any, Any, str]:
+        """(model, subagent model, config digest) of a condition, worked out once."""
+        cid = cond.condition_id
+        info = self._cond_info.get(cid)
+        if info is None:
+            eff = self.exp.effective[cid]
+            info = self._cond_info[cid] = (
+                cond.model if cond.model is not None else eff.models.skill,
+                cond.subagent_model if cond.subagent_model is not None else eff.models.subagent,
+                self.exp.digests[cid])
+        return info
 
     def _note_fatal(self, reason: str) -> bool:
         """Count a quota/auth failure; True when the engine must abort."""
@@ -162,21 +188,22 @@ class Engine:
             return _Outcome(self._record(cell, run, request, result, 0))
 
     def _record(self, cell: Cell, run: RunDir, request: RunRequest, result: Any,
-                attempts: int) -> CaseRecord:
-        return finish_cell(
+                attempts: int) -> dict[str, Any]:
+        case_hash, tags = self._case_hash_tags(cell)
+        return finish_cell_data(
             request=request, result=result, attempts=attempts, scorer=self.scorer,
             expected=cell.case.expected, annotations=cell.case.annotations,
-            case_hash=self._case_hash(cell), tags=cell.case.tags,
-            digest=self.exp.digests[cell.condition.condition_id], run_id=run.run_id,
+            case_hash=case_hash, tags=tags,
+            digest=self._condition_info(cell.condition)[2], run_id=run.run_id,
             extra={"shard": str(self.opt.shard)} if self.opt.shard else None,
         )
 
-    def _case_hash(self, cell: Cell) -> str:
-        # a property that hashes the case's JSON: computed once per case, not per cell
+    def _case_hash_tags(self, cell: Cell) -> tuple[str, dict[str, Any]]:
+        # properties that hash the case's JSON / filter its annotations: once per case
         key = id(cell.case)
-        value = self._case_hashes.get(key)
+        value = self._case_info.get(key)
         if value is None:
-            value = self._case_hashes[key] = cell.case.case_hash
+            value = self._case_info[key] = (cell.case.case_hash, cell.case.tags)
         return value
 
     def _call_and_record(self, cell: Cell, run: RunDir, request: RunRequest) -> _Outcome:
@@ -214,14 +241,16 @@ class Engine:
             rec = out.record
             if rec is None:
                 continue
+            status, cost, cid, rep = (rec["status"], rec["cost_usd"], rec["condition_id"],
+                                      rec["replication"])
+            entry = Entry(status, rec["config_digest"], rec["finished_at"] or "",
+                          self.run_dirs[(cid, rep)].path)
             with self._lock:
-                summary.ok += rec.status == "ok"
-                summary.errored += rec.status == "errored"
-                summary.spend_usd += rec.cost_usd or 0.0
-                self.index.add(rec.condition_id, rec.replication, rec.case_id, Entry(
-                    rec.status, rec.config_digest, rec.finished_at or "",
-                    self.run_dirs[(rec.condition_id, rec.replication)].path))
-                progress.advance(errored=rec.status == "errored", cost=rec.cost_usd)
+                summary.ok += status == "ok"
+                summary.errored += status == "errored"
+                summary.spend_usd += cost or 0.0
+                self.index.add(cid, rep, rec["case_id"], entry)
+                progress.advance(errored=status == "errored", cost=cost)
 
     def execute(self) -> EngineSummary:
         """Plan and run; raise QuotaExhausted / KeyboardInterrupt after cleaning up.

@@ -77,13 +77,18 @@ def dumps(value: Any) -> bytes:
     Compact on purpose: with ``indent`` the stdlib falls back to its pure-Python encoder,
     which cost more per cell than spawning the process (pipe through ``jq`` to read).
     """
-    return json.dumps(value, ensure_ascii=False, default=_text).encode("utf-8")
+    return _ENCODER.encode(value).encode("utf-8")
 
 
 def _text(value: Any) -> str:
     # dates as ISO-8601 (as pydantic writes them), anything else as str()
     iso = getattr(value, "isoformat", None)
     return iso() if callable(iso) else str(value)
+
+
+# one encoder for every write (json.dumps builds a new one per call when given options);
+# encode() keeps no state between calls, so sharing it across threads is safe
+_ENCODER = json.JSONEncoder(ensure_ascii=False, default=_text)
 
 
 def atomic_write_json(path: StrPath, value: Any) -> None:
@@ -96,10 +101,19 @@ def write_json(path: StrPath, value: Any) -> None:
     write_bytes(path, dumps(value))
 
 
-def read_json(path: Path) -> Any:
-    """Parse a JSON file; None when missing or unreadable (a torn file cannot exist)."""
+def read_json(path: StrPath) -> Any:
+    """Parse a JSON file; None when missing or unreadable (a torn file cannot exist).
+
+    Plain ``os`` calls, no file object: recounting a run reads every record.json."""
     try:
-        return json.loads(path.read_bytes())
+        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        try:
+            chunks = []
+            while chunk := os.read(fd, 1 << 16):
+                chunks.append(chunk)
+        finally:
+            os.close(fd)
+        return json.loads(b"".join(chunks))
     except (OSError, ValueError):
         return None
 

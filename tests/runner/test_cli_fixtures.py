@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 from runner_helpers import AGENT, FakeScorer, agent_command, by_mode, options, records, write_eval
@@ -65,3 +66,26 @@ def test_argv_placeholders_stay_one_element_and_secrets_are_masked(tmp_path: Pat
                          "--m", "m 1; rm -rf /"]
     recorded = json.loads((case / "command.json").read_text())["argv"]
     assert "s3cr3t-value" not in json.dumps(recorded) and "***" in recorded
+
+
+def test_child_environment_has_cell_context_over_inherited(tmp_path: Path, monkeypatch) -> None:
+    # the fast start passes a pre-built b"K=V" list: a stale EVAL_* value inherited from the
+    # parent must be replaced by the cell's (never a duplicate that getenv may pick first),
+    # inherited EVAL_* keys the cell does not set stay, and other variables pass through
+    monkeypatch.setenv("EVAL_CASE_ID", "stale")
+    monkeypatch.setenv("EVAL_EFFORT", "inherited")
+    monkeypatch.setenv("EH_PASS", "through")
+    script = tmp_path / "show_env.py"  # the raw environment block, duplicates included
+    script.write_text("import os, sys\nblock = open('/proc/self/environ', 'rb').read()\n"
+                      "e = os.environ\nprint(e['EVAL_CASE_ID'], e['EVAL_EFFORT'], e['EH_PASS'],"
+                      " e['EVAL_REPLICATION'])\nsys.stdout.write(block.decode().replace('\\0', '\\n'))\n")
+    cmd = f"{sys.executable} -S {script}"
+    cfg = write_eval(tmp_path, factors={"f": [1]}, n_cases=2,
+                     runner={"type": "cli", "command": cmd})
+    summary = execute(prepare(cfg), None, options(tmp_path / "runs"))
+    assert summary.ok == 2
+    for case_id in ("c00", "c01"):
+        case = next(summary.eval_dir.glob(f"*/cases/{case_id}"))
+        lines = (case / "stdout.log").read_text().splitlines()
+        assert lines[0] == f"{case_id} inherited through 1"
+        assert sum(line.startswith("EVAL_CASE_ID=") for line in lines[1:]) == 1
