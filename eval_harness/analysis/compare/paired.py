@@ -104,14 +104,8 @@ def cluster_robust_mean(
 
 
 def holm_adjust(pvalues: Sequence[float]) -> list[float]:
-    """Holm step-down adjusted p-values (R ``p.adjust(p, "holm")``); NaN stays NaN."""
-    p = np.asarray(pvalues, dtype=float)
-    out = np.full(p.size, math.nan)
-    idx = np.flatnonzero(np.isfinite(p))
-    m = idx.size
-    if m == 0:
-        return out.tolist()
-    order = idx[np.argsort(p[idx], kind="stable")]
-    adj = np.maximum.accumulate((m - np.arange(m)) * p[order])
-    out[order] = np.minimum(adj, 1.0)
-    return out.tolist()
+    """Holm step-down adjusted p-values (R ``p.adjust(p, "holm")``); NaN stays NaN and is
+    not counted in the family. One implementation: the ANOVA's ``adjust_pvalues``."""
+    from eval_harness.analysis.stats import adjust_pvalues
+
+    return [float(x) for x in adjust_pvalues(list(pvalues), "holm")]
