@@ -19,6 +19,7 @@ from typing import Any
 
 import yaml
 
+from eval_harness.config.jsonl import read_jsonl
 from eval_harness.errors import DatasetError
 
 CASE_ID = re.compile(r"^[A-Za-z0-9._-]+$")
@@ -122,16 +123,8 @@ def _case_from_entry(entry: Any, where: str, fallback_id: str | None = None) -> 
 
 def _load_file(path: Path) -> list[Case]:
     if path.suffix == ".jsonl":
-        cases = []
-        for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-            if not line.strip():
-                continue
-            try:
-                entry = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise DatasetError(f"invalid JSON: {exc.msg}", file=str(path), line=n) from None
-            cases.append(_case_from_entry(entry, f"line {n}"))
-        return cases
+        return [_case_from_entry(entry, f"line {n}")
+                for n, entry in read_jsonl(path, DatasetError)]
     data = _read_yaml(path)
     if isinstance(data, dict) and "cases" in data:
         data = data["cases"]

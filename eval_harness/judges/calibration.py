@@ -25,7 +25,6 @@ Reference values: (20, 5, 10, 15) -> κ = 0.40; (18, 2, 2, 18) -> κ = 0.80, p�
 
 from __future__ import annotations
 
-import json
 import math
 from collections import defaultdict
 from pathlib import Path
@@ -33,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from eval_harness.config.jsonl import read_jsonl
 from eval_harness.errors import ConfigError
 
 MIN_LABELS = 30
@@ -104,13 +104,7 @@ def read_labels(path: Path) -> dict[tuple[str, str], tuple[int, int, int, int]]:
     if not path.exists():
         raise ConfigError("labels file not found", file=str(path), path="--labels")
     counts: dict[tuple[str, str], list[int]] = defaultdict(lambda: [0, 0, 0, 0])
-    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            row = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise ConfigError(f"invalid JSON: {exc.msg}", file=str(path), line=n) from None
+    for n, row in read_jsonl(path):
         if not isinstance(row, dict) or not isinstance(row.get("judge"), str):
             raise ConfigError("each line needs a string `judge`", file=str(path), line=n)
         human, verdict = row.get("human"), row.get("judge_verdict")
