@@ -1,9 +1,10 @@
 """The verdict cache: re-scoring never pays twice for the same judge call.
 
 Key: SHA-256 over JSON of (judge name, judge model, verdict kind and range, system prompt,
-user prompt rendered with a fixed fence token, answer text, sample index). The prompt is
-the *rendered* prompt, so editing the rubric or changing the case input misses the cache;
-the sample index keeps ``samples: N`` draws distinct. Only valid verdicts are stored:
+user prompt rendered with a fixed fence token, answer text, sample index, requested
+temperature and max_tokens). The prompt is the *rendered* prompt, so editing the rubric or
+changing the case input misses the cache; the sample index keeps ``samples: N`` draws
+distinct; a different temperature or token limit is a different call, so it misses too. Only valid verdicts are stored:
 failures are retried next time.
 
 File format (``<runs-dir>/<eval>/judge_cache.jsonl``), one JSON object per line::

@@ -21,7 +21,8 @@ def judge(model: str, rng: tuple[float, float] | None = (1.0, 5.0), *, fence: bo
           cache: VerdictCache | None = None, template: str = "Rate: {{ outputs.output }}",
           temperature: float | None = 0.0) -> LLMJudge:
     settings = LLMSettings(parse_model(model), temperature, 512, (1.0, 2.0), FAST, fence)
-    return LLMJudge("quality", template, settings, rng, cache or VerdictCache())
+    return LLMJudge("quality", template, settings, rng,
+                    cache if cache is not None else VerdictCache())
 
 
 def ctx(output: str = "Paris") -> dict[str, Any]:
@@ -178,6 +179,14 @@ def test_cache_hits_never_pay_twice(stub: Any) -> None:
     j.evaluate(ctx(), 1)  # another sample index is another draw
     j.evaluate(ctx("Lyon"), 0)  # another answer
     assert len(stub.requests) == 3
+    # another temperature or token limit is another call, not a stale verdict
+    judge("openai:x", cache=cache, temperature=0.7).evaluate(ctx(), 0)
+    s = j.settings
+    LLMJudge("quality", j.template, LLMSettings(s.model, s.temperature, 64, s.cost_per_mtok,
+                                                s.policy, s.fence), j.rng, cache).evaluate(ctx(), 0)
+    assert len(stub.requests) == 5
+    judge("openai:x", cache=cache).evaluate(ctx(), 0)  # the original settings still hit
+    assert len(stub.requests) == 5
 
 
 def test_reference_correctness_prompt(stub: Any) -> None:
@@ -195,3 +204,4 @@ def test_other_scale_read_from_prompt(stub: Any) -> None:
     # the stub reads the scale from the prompt: on 0-10 an obeyed injection would be 10
     assert judge("openai:x", (0.0, 10.0), fence=False).evaluate(ctx(INJECTED), 0).value == 10.0
     assert judge("openai:x", (0.0, 10.0)).evaluate(ctx(INJECTED), 0).value == 0.0
+

@@ -108,7 +108,8 @@ class LLMJudge:
         key_fence = Fence(KEY_TOKEN) if s.fence else None
         key = cache_key(self.name, s.model.name, self.kind, self.rng, s.fence,
                         system_prompt(key_fence, fmt), self._prompt(ctx, key_fence),
-                        as_text(ctx["outputs"].get("output")), sample_index)
+                        as_text(ctx["outputs"].get("output")), sample_index,
+                        s.temperature, s.max_tokens)
         hit = self.cache.get(key)
         if hit is not None:
             return Outcome(hit["value"], hit.get("rationale"), {**hit.get("meta", {}), "cached": True})
