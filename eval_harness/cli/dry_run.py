@@ -36,10 +36,13 @@ def _llm_judge_calls(exp: Experiment) -> int:
         if judge.prompt or judge.prompt_file or judge.reference_correctness:
             per_run += judge.samples
     calls = per_run * exp.total_runs
+    n = len(exp.conditions)
     for judge in cfg.judges:
         if judge.pairwise is not None:
-            n = len(exp.conditions)
-            calls += 2 * judge.samples * (n * (n - 1) // 2) * len(exp.cases) * exp.replications
+            spec = judge.pairwise if isinstance(judge.pairwise, dict) else {}
+            # a reference compares every other condition with it only: n - 1 pairs
+            pairs = n - 1 if spec.get("reference") is not None else n * (n - 1) // 2
+            calls += 2 * judge.samples * pairs * len(exp.cases) * exp.replications
     return calls
 
 

@@ -64,6 +64,21 @@ def test_dry_run_json_counts(tmp_path: Path) -> None:
     assert data["estimate"]["upper_bound_usd"] == 720.0
 
 
+def test_dry_run_counts_pairwise_calls_by_pairs_judged(tmp_path: Path) -> None:
+    """Every pair: C(12, 2) = 66 pairs; with a reference: 11 pairs. Each pair is judged
+    in both orders, per case and replication."""
+    base = CONFIG.replace("    unused: [a, b]\n", "").replace("    samples: 2\n", "    samples: 2\n"
+        "  - name: pref\n    pairwise: PAIRWISE\n")
+    for pairwise, pairs in (("true", 66), ('{reference: "model=m1,effort=low,context=none"}', 11)):
+        path = _setup(tmp_path, base.replace("PAIRWISE", pairwise), n_cases=10)
+        code, out, err = run_cli("--config", str(path), "--dry-run", "--json", "--runs-dir",
+                                 str(tmp_path / "runs"))
+        assert code == 0, err
+        data = json.loads(out)
+        per_run = 360 * 2  # the numeric judge, 2 samples, 12 x 10 x 3 runs
+        assert data["judge_calls"] == per_run + 2 * pairs * 10 * 3, pairwise
+
+
 def test_dry_run_warnings_and_filters(tmp_path: Path) -> None:
     path = _setup(tmp_path)
     code, out, _ = run_cli("--config", str(path), "--dry-run", "--json", "--limit", "5",
