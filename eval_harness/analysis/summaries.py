@@ -5,9 +5,12 @@ Per condition (conditions identified by their levels, in matrix order):
 - mean, sd and the 95% t interval over *case means* (replications averaged first, so
   the unit is the case, as in the ANOVA): mean ± t_{0.975, n−1} · sd/√n, n = cases;
 - n_samples usable samples, `errored` samples (never scored 0, not in the mean);
-- cost: the total over samples when every sample's cost is known, else the sum of the
-  run-level totals an importer recorded (agent-eval-harness), else null (never guessed);
-  cost_mean = cost_total / samples;
+- cost: over the samples whose cost is known (an unknown cost is skipped, never read
+  as 0): cost_mean = their mean, cost_total = their sum, cost_known_samples = how many of
+  the condition's samples that is (a partial total undercounts: compare it with the
+  sample count). With no sample cost at all, the run-level totals an importer recorded
+  (agent-eval-harness) give cost_total and cost_mean = cost_total / samples; else null.
+  The reports' condition tables follow the same rule;
 - latency p50 / p95 over samples with a known latency; tokens mean.
 
 Pareto frontier (when costs are known): the conditions not dominated by another with
@@ -72,15 +75,18 @@ def condition_summaries(
         sd = float(m.std(ddof=1)) if n >= 2 else math.nan
         half = float(stats.t.ppf(0.975, n - 1) * sd / math.sqrt(n)) if n >= 2 else math.nan
         cost = g["cost_usd"].to_numpy(dtype=float)
+        known = cost[np.isfinite(cost)]
         n_rows = len(g)
         cost_total: float | None = None
+        cost_mean: float | None = None
         source = None
-        if n_rows and np.isfinite(cost).all():
-            cost_total, source = float(cost.sum()), "samples"
+        if known.size:
+            cost_total, cost_mean, source = float(known.sum()), float(known.mean()), "samples"
         else:
             runs = pd.unique(g["run_id"].to_numpy())
-            if len(runs) and all(str(r) in cost_by_run for r in runs):
+            if n_rows and len(runs) and all(str(r) in cost_by_run for r in runs):
                 cost_total, source = float(sum(cost_by_run[str(r)] for r in runs)), "runs"
+                cost_mean = cost_total / n_rows
         tokens = g["tokens"].to_numpy(dtype=float)
         latency = g["latency_s"].to_numpy(dtype=float)
         out.append({
@@ -93,9 +99,9 @@ def condition_summaries(
             "n_samples": int(ok.sum()),
             "errored": int((~ok & g["errored"].to_numpy(dtype=bool)).sum()),
             "cost_total_usd": cost_total,
-            "cost_mean_usd": cost_total / n_rows if cost_total is not None and n_rows else None,
+            "cost_mean_usd": cost_mean,
             "cost_source": source,
-            "cost_known_samples": int(np.isfinite(cost).sum()),
+            "cost_known_samples": int(known.size),
             "latency_p50_s": _pct(latency, 50),
             "latency_p95_s": _pct(latency, 95),
             "tokens_mean": float(np.nanmean(tokens)) if np.isfinite(tokens).any() else None,

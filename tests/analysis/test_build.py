@@ -174,6 +174,26 @@ def test_condition_summary_ci_and_pareto() -> None:
         assert not any(c2 <= c and m2 > m for c2, m2 in means.values())
 
 
+def test_unknown_costs_are_skipped_not_zero_and_coverage_is_reported() -> None:
+    """A condition where some samples have no cost: the mean is over the known ones (never
+    counting the unknown as 0), the coverage is reported, and it stays on the Pareto plot."""
+    df = frame_from(_data())
+    first = df["condition_id"] == "m1-low"
+    unknown = first & (df["case_id"].isin(["c0", "c1", "c2"]))
+    df.loc[unknown, "cost_usd"] = np.nan
+    df.loc[first & ~unknown, "cost_usd"] = 0.004
+    doc = build_anova(df)
+    _valid(doc)
+    s = next(x for x in doc["condition_summaries"] if x["condition_id"] == "m1-low")
+    assert s["n_samples"] == 24 and s["cost_known_samples"] == 18
+    assert math.isclose(s["cost_mean_usd"], 0.004) and math.isclose(s["cost_total_usd"], 18 * 0.004)
+    assert "m1-low" not in doc["pareto"]["unknown_cost"]
+    assert "m1-low" in doc["pareto"]["frontier"]  # the cheapest condition
+    df.loc[first, "cost_usd"] = np.nan
+    s = next(x for x in build_anova(df)["condition_summaries"] if x["condition_id"] == "m1-low")
+    assert s["cost_mean_usd"] is None and s["cost_total_usd"] is None and s["cost_known_samples"] == 0
+
+
 def test_power_and_variance_components() -> None:
     y = _data(k=3)
     doc = build_anova(frame_from(y))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from conftest import write_experiment
+from judge_helpers import write_experiment
 
 from eval_harness.cli.main import main
 from eval_harness.config.dataset import Case

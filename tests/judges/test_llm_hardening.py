@@ -6,7 +6,7 @@ import logging
 from typing import Any
 
 import pytest
-from conftest import FAST
+from judge_helpers import FAST
 
 from eval_harness.judges.cache import VerdictCache
 from eval_harness.judges.llm.judge import LLMJudge, LLMSettings, reference_template

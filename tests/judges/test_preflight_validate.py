@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import FAST, make_experiment
+from judge_helpers import FAST, make_experiment
 
 from eval_harness.errors import ConfigError, JudgeCheckError
 from eval_harness.judges.preflight import check_judge_models

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import FAST, make_experiment
+from judge_helpers import FAST, make_experiment
 from rundirs import write_runs
 
 from eval_harness.cli.main import main

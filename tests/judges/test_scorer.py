@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import FAST, make_experiment, sample
+from judge_helpers import FAST, make_experiment, sample
 
 from eval_harness.errors import ConfigError
 from eval_harness.judges.scorer import JudgeScorer, build_scorer

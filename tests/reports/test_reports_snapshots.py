@@ -11,9 +11,8 @@ import os
 from pathlib import Path
 
 import pytest
-from conftest import FIXTURE_DIR
 
-SNAPSHOTS = FIXTURE_DIR / "snapshots"
+SNAPSHOTS = Path(__file__).resolve().parents[1] / "fixtures" / "reports" / "snapshots"
 
 
 def _check(name: str, actual: str) -> None:
