@@ -55,6 +55,7 @@ def _check_levels(value: Any) -> Any:
     if not value:
         raise ValueError("levels must be a non-empty list")
     seen: set[str] = set()
+    scalars: list[Any] = []
     for i, level in enumerate(value):
         if isinstance(level, Variant):
             key = repr(level.name)
@@ -75,6 +76,13 @@ def _check_levels(value: Any) -> Any:
             raise ValueError(f"level {i} must be a scalar or a variant, got {level!r}")
         else:
             key = repr(level)
+            # 1, 1.0 and true are distinct ids but equal in Python: a table grouped by
+            # level would merge them, so they cannot be told apart in the analysis
+            clash = next((v for v in scalars if v == level and repr(v) != key), None)
+            if clash is not None:
+                raise ValueError(f"levels {clash!r} and {level!r} compare equal and would be "
+                                 "merged in the analysis; quote them as distinct strings")
+            scalars.append(level)
         if key in seen:
             raise ValueError(f"duplicate level {key}")
         seen.add(key)
