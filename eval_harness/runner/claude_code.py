@@ -45,7 +45,9 @@ class ClaudeCodeRunner:
             argv += ["--model", str(request.model)]
         if request.effort is not None:
             argv += ["--effort", str(request.effort)]
-        budget = (runner.max_budget_usd if runner else None) or self.config.execution.max_budget_usd
+        budget = runner.max_budget_usd if runner else None
+        if budget is None:  # (not `or`: a runner budget of 0 is a budget)
+            budget = self.config.execution.max_budget_usd
         if budget is not None:
             argv += ["--max-budget-usd", f"{budget:g}"]
         return argv + list(runner.extra_args if runner else [])
@@ -75,9 +77,14 @@ class ClaudeCodeRunner:
         if reply is not None:
             fill_from_reply(result, reply, cfg.runner.pricing if cfg.runner else None,
                             request.model)
-            if reply.get("is_error") and result.failure == "none":
+            # claude's own account beats a bare exit code (it often exits 1 with is_error);
+            # quota/transient exit codes, timeouts and crashes keep their classification
+            plain_exit = result.failure == "error" and (result.reason or "").startswith("exit code")
+            if reply.get("is_error") and (result.failure == "none" or plain_exit):
                 result.failure = "error"
                 result.reason = f"claude reported an error: {reply.get('subtype', 'unknown')}"
+                if outcome.exit_code:
+                    result.reason += f" (exit code {outcome.exit_code})"
         elif result.failure == "none":
             result.failure, result.reason = "error", "malformed output: no JSON result from claude"
         return result

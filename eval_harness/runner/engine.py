@@ -220,6 +220,18 @@ class Engine:
             return _Outcome(None)  # cut short by the abort: leave it for the rerun
         return _Outcome(self._record(cell, run, request, result, attempts))
 
+    def _preflight(self, plan: Plan) -> None:
+        """Build every runner the plan needs before anything runs; a runner with a
+        ``preflight(config_dir)`` hook checks its setup there (the python runner imports its
+        function), so a broken setup is a ConfigError (exit 2) with no run dir written."""
+        seen: set[int] = set()
+        for cid in dict.fromkeys(c.condition.condition_id for c in plan.todo):
+            runner = self.runner_for(cid)
+            check = getattr(runner, "preflight", None)
+            if id(runner) not in seen and callable(check):
+                check(self.exp.loaded.base_dir)
+            seen.add(id(runner))
+
     def _cancel(self) -> None:
         for runner in list(self._runners.values()):
             runner.cancel_all()
@@ -263,6 +275,7 @@ class Engine:
         summary = EngineSummary(self.eval_dir, plan)
         if not plan.todo:
             return summary
+        self._preflight(plan)
         wanted = [(c.condition, c.replication) for c in plan.todo]
         self.run_dirs = open_run_dirs(
             self.eval_dir, self.exp.name, wanted, self.index.run_dirs, self.exp.digests,

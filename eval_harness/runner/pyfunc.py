@@ -4,8 +4,14 @@ The function receives ``(input, context)`` where context is a dict with ``model`
 ``effort``, ``subagent_model``, ``case_id``, ``condition_id``, ``levels``, ``replication``
 and ``output_dir``. It returns a string (the answer) or a mapping ``{output, cost_usd?,
 usage?, steps?}``. An exception ends the cell errored with its message; raising
-:class:`TransientError` asks for a retry. Timeouts cannot interrupt Python code in a thread:
-keep functions bounded (or use the cli runner).
+:class:`TransientError` asks for a retry.
+
+Timeout: each call runs in its own daemon thread and the worker waits at most
+``execution.timeout`` seconds; then the cell ends errored (``timeout after Ns``) and the
+engine moves on. Python cannot stop a thread, so the abandoned call keeps running in the
+background until it returns (its result is discarded); functions that can hang for good
+belong in the cli runner, whose timeout kills the process. Ctrl-C / an abort stops the
+wait the same way (``cancelled``).
 """
 
 from __future__ import annotations
@@ -15,6 +21,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 from eval_harness.config.models import EvalConfig
@@ -38,12 +45,47 @@ def load_function(spec: str, config_dir: str) -> Callable[..., Any]:
             sys.path.insert(0, config_dir)
         try:
             module = importlib.import_module(module_name)
-        except ImportError as exc:
-            raise ConfigError(f"cannot import {module_name}: {exc}", path="runner.function") from None
+        except Exception as exc:  # missing, or failing at import (SyntaxError, a raise...)
+            raise ConfigError(f"cannot import {module_name}: {type(exc).__name__}: {exc}",
+                              path="runner.function") from None
     func = getattr(module, func_name, None)
     if not callable(func):
         raise ConfigError(f"{spec} is not a function", path="runner.function")
     return func  # type: ignore[no-any-return]
+
+
+class _Call:
+    """One function call in a daemon thread, so the caller can stop waiting for it."""
+
+    _POLL_S = 0.05  # how often a waiting worker looks at the cancel event
+
+    def __init__(self, func: Callable[..., Any], *args: Any) -> None:
+        self.value: Any = None
+        self.error: BaseException | None = None
+        self._done = threading.Event()
+        self._thread = threading.Thread(target=self._run, args=(func, args), daemon=True,
+                                        name="python-runner-call")
+        self._thread.start()
+
+    def _run(self, func: Callable[..., Any], args: tuple[Any, ...]) -> None:
+        try:
+            self.value = func(*args)
+        except BaseException as exc:  # handed to the caller as the result
+            self.error = exc
+        finally:
+            self._done.set()
+
+    def wait(self, timeout: float, cancel: threading.Event) -> bool:
+        """True when the call returned (or raised) within ``timeout`` seconds and before
+        ``cancel`` was set."""
+        deadline = time.monotonic() + timeout
+        while not cancel.is_set():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return self._done.is_set()
+            if self._done.wait(min(left, self._POLL_S)):
+                return True
+        return self._done.is_set()
 
 
 class PythonRunner:
@@ -52,31 +94,45 @@ class PythonRunner:
     def __init__(self, config: EvalConfig) -> None:
         self.config = config
         self._func: Callable[..., Any] | None = None
+        self._cancel = threading.Event()
 
     def cancel_all(self) -> None:
-        """Functions cannot be interrupted; they end on their own."""
+        """Stop waiting for the calls in flight (they end on their own, unobserved)."""
+        self._cancel.set()
+
+    def preflight(self, config_dir: Path) -> Callable[..., Any]:
+        """Import the function (once); the engine calls this before any cell runs, so a
+        bad ``runner.function`` is a ConfigError (exit 2), not one errored cell per case."""
+        if self._func is None:
+            runner = self.config.runner
+            self._func = load_function(runner.function or "" if runner else "", str(config_dir))
+        return self._func
 
     def run(self, request: RunRequest) -> RunResult:
         """One call."""
         runner = self.config.runner
-        if self._func is None:
-            self._func = load_function(runner.function or "" if runner else "",
-                                       str(request.config_dir))
+        func = self.preflight(request.config_dir)
         output_dir = request.case_dir / "output"
         context = {"model": request.model, "effort": request.effort,
                    "subagent_model": request.subagent_model, "case_id": request.case_id,
                    "condition_id": request.condition_id, "levels": request.levels,
                    "replication": request.replication, "output_dir": str(output_dir)}
         start = time.monotonic()
-        try:
-            value = self._func(dict(request.input), context)
-        except TransientError as exc:
-            return RunResult(latency_s=time.monotonic() - start, failure="transient",
-                             reason=f"transient: {exc}")
-        except Exception as exc:  # a failing function is a result, not a crash
+        call = _Call(func, dict(request.input), context)
+        timeout = self.config.execution.timeout
+        if not call.wait(timeout, self._cancel):
+            cancelled = self._cancel.is_set()
             return RunResult(latency_s=time.monotonic() - start, failure="error",
+                             reason="cancelled" if cancelled else f"timeout after {timeout:g}s")
+        latency = time.monotonic() - start
+        exc = call.error
+        if isinstance(exc, TransientError):
+            return RunResult(latency_s=latency, failure="transient", reason=f"transient: {exc}")
+        if exc is not None:  # a failing function is a result, not a crash
+            return RunResult(latency_s=latency, failure="error",
                              reason=f"{type(exc).__name__}: {exc}"[:300])
-        result = RunResult(latency_s=time.monotonic() - start)
+        value = call.value
+        result = RunResult(latency_s=latency)
         if isinstance(value, Mapping):
             fill_from_reply(result, dict(value), runner.pricing if runner else None, request.model)
         else:

@@ -35,21 +35,24 @@ def _check_store(eval_dir: Path, expected: int) -> set[tuple[str, int, str]]:
 
 
 def test_sigkill_at_random_moments_then_resume(tmp_path: Path) -> None:
+    # each cell takes >= 30 ms, so at concurrency 8 at most ~270 cells/s land: the overshoot
+    # past a kill target (poll + glob + random delay, < 60 ms) stays near 16 cells, and four
+    # kills at most 30 cells apart cannot finish the 200 cells however fast the machine is
     cfg = write_eval(tmp_path, factors={"model": ["a", "b"], "effort": ["lo", "hi"]}, n_cases=50,
-                     runner={"type": "cli", "command": "/bin/echo answer-{case_id} {model}"})
+                     runner={"type": "cli", "command": "/bin/sleep 0.03"})
     runs = tmp_path / "runs"
     rng = random.Random(7)
     done_before = 0
     for _ in range(4):
         # kill once a random number of further cells has landed (plus a random delay), so
         # the kill lands mid-run however fast or slow the machine is
-        target = done_before + rng.randint(5, 35)
+        target = done_before + rng.randint(5, 30)
         proc = _orchestrate(cfg, runs)
         deadline = time.monotonic() + 30
         while (len(list((runs / "t").glob("*/cases/*/record.json"))) < target
                and time.monotonic() < deadline and proc.poll() is None):
             time.sleep(0.01)
-        time.sleep(rng.uniform(0.0, 0.05))
+        time.sleep(rng.uniform(0.0, 0.03))
         proc.send_signal(signal.SIGKILL)
         proc.wait()
         done = len(_check_store(runs / "t", 200))
