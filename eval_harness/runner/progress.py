@@ -1,7 +1,8 @@
 """Progress: a rich bar on a terminal, periodic plain lines otherwise (CI logs).
 
 Shows cells done / total, errored, elapsed, ETA and spend so far (known costs only).
-Updated from the engine's main thread only, so no locking is needed.
+Both go to ``stream`` (stderr by default), never to stdout, where reports are printed.
+The engine calls :meth:`Progress.advance` under its lock, so calls never overlap.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ class Progress:
         self._bar: Any = None
         self._task: Any = None
         if mode == "rich" and total:
+            from rich.console import Console
             from rich.progress import (
                 BarColumn,
                 MofNCompleteColumn,
@@ -44,7 +46,7 @@ class Progress:
                 TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                 TextColumn("errored {task.fields[errored]}"), TextColumn("${task.fields[spend]}"),
                 TimeElapsedColumn(), TextColumn("ETA"), TimeRemainingColumn(),
-                transient=False,
+                transient=False, console=Console(file=self.stream),
             )
             self._bar.start()
             self._task = self._bar.add_task(label, total=total, errored=0, spend="0.00")
