@@ -12,11 +12,17 @@ from pathlib import Path
 from runner_helpers import REPO, agent_command, write_eval
 
 
+def _default_sigint() -> None:
+    # a test run started in the background by a non-interactive shell inherits SIGINT
+    # ignored, and Python then never raises KeyboardInterrupt: give the child the default
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def _orchestrate(cfg: Path, runs: Path, *extra: str) -> subprocess.Popen[bytes]:
     return subprocess.Popen(
         [sys.executable, str(REPO / "orchestrate.py"), "--config", str(cfg), "--runs-dir",
          str(runs), "--no-judge-check", "--no-analysis", "--concurrency", "8", *extra],
-        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        cwd=REPO, stdout=subprocess.PIPE, stderr=subprocess.PIPE, preexec_fn=_default_sigint)
 
 
 def _check_store(eval_dir: Path, expected: int) -> set[tuple[str, int, str]]:
