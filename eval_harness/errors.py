@@ -46,6 +46,7 @@ class ConfigError(UsageError):
         self.key_path = path
         self.file = file
         self.line = line
+        self.detail = message  # the message without its file/line/key-path prefix
         where = ""
         if file:
             where = file + (f":{line}" if line else "")

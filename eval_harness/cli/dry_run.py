@@ -62,7 +62,7 @@ def build_summary(exp: Experiment, args: argparse.Namespace) -> dict[str, Any]:
         warnings.extend(validate_judges(exp))
     except ConfigError as exc:
         if exc.file is None:  # name the config file the judge came from
-            raise ConfigError(exc.message.split(": ", 1)[-1], path=exc.key_path,
+            raise ConfigError(exc.detail, path=exc.key_path,
                               file=str(exp.loaded.path), hint=exc.hint) from None
         raise
     runs_dir = Path(args.runs_dir)

@@ -54,10 +54,14 @@ class Case:
 
 
 def check_case_id(case_id: Any, where: str) -> str:
-    """Validate a case id (letters, digits, `.`, `_`, `-`; not `.`/`..`)."""
+    """Validate a case id (ASCII letters, digits, `.`, `_`, `-`; not `.`/`..`): it names a
+    folder on every filesystem the runs may travel to."""
+    if case_id is not None and not isinstance(case_id, str) and isinstance(case_id, (int, float)):
+        raise DatasetError(f"case id {case_id!r} is a number", path=where,
+                           hint=f'quote it: id: "{case_id}" (YAML reads 0017 as a number)')
     if not isinstance(case_id, str) or not CASE_ID.match(case_id) or case_id in (".", ".."):
         raise DatasetError(f"invalid case id {case_id!r}", path=where,
-                           hint="case ids use letters, digits, `.`, `_`, `-`")
+                           hint="case ids use ASCII letters, digits, `.`, `_`, `-`")
     return case_id
 
 
@@ -122,9 +126,25 @@ def _case_from_entry(entry: Any, where: str, fallback_id: str | None = None) -> 
 
 
 def _load_file(path: Path) -> list[Case]:
+    """Cases of a .jsonl or YAML file; an error names the file (and the JSONL line)."""
     if path.suffix == ".jsonl":
-        return [_case_from_entry(entry, f"line {n}")
-                for n, entry in read_jsonl(path, DatasetError)]
+        cases = []
+        for n, entry in read_jsonl(path, DatasetError):
+            try:
+                cases.append(_case_from_entry(entry, ""))
+            except DatasetError as exc:
+                raise DatasetError(exc.detail, path=exc.key_path.lstrip("."), file=str(path),
+                                   line=n, hint=exc.hint) from None
+        return cases
+    try:
+        return _load_yaml_cases(path)
+    except DatasetError as exc:
+        if exc.file is not None:
+            raise
+        raise DatasetError(exc.detail, path=exc.key_path, file=str(path), hint=exc.hint) from None
+
+
+def _load_yaml_cases(path: Path) -> list[Case]:
     data = _read_yaml(path)
     if isinstance(data, dict) and "cases" in data:
         data = data["cases"]

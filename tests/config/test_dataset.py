@@ -51,6 +51,29 @@ def test_bad_case_ids(tmp_path: Path, bad: str) -> None:
         load_dataset(f)
 
 
+def test_errors_name_the_file_and_the_jsonl_line(tmp_path: Path) -> None:
+    f = tmp_path / "c.jsonl"
+    f.write_text(json.dumps({"id": "ok", "input": {}}) + "\n" + json.dumps({"id": "a b", "input": {}}))
+    with pytest.raises(DatasetError) as err:
+        load_dataset(f)
+    assert str(err.value).startswith(f"{f}:2: id: invalid case id 'a b'")
+    assert err.value.file == str(f) and err.value.line == 2 and err.value.key_path == "id"
+    y = tmp_path / "c.yaml"
+    y.write_text("- {id: c1, input: {q: 1}}\n- {id: c2, inputs: {q: 2}}\n")
+    with pytest.raises(DatasetError) as err:
+        load_dataset(y)
+    assert str(err.value).startswith(f"{y}: cases[1]: unknown case key(s): inputs")
+
+
+@pytest.mark.parametrize("bad", ["17", "0017", "1.5"])
+def test_numeric_case_ids_say_quote_them(tmp_path: Path, bad: str) -> None:
+    y = tmp_path / "c.yaml"
+    y.write_text(f"- {{id: {bad}, input: {{q: 1}}}}\n")
+    with pytest.raises(DatasetError, match="is a number") as err:
+        load_dataset(y)
+    assert err.value.hint is not None and "quote it" in err.value.hint
+
+
 def test_duplicates_rejected(tmp_path: Path) -> None:
     f = tmp_path / "c.jsonl"
     f.write_text(json.dumps({"id": "a", "input": {}}) + "\n" + json.dumps({"id": "a", "input": {}}))
