@@ -40,6 +40,15 @@ class RunRequest:
     secrets: tuple[str, ...] = ()  # values masked wherever argv or headers are recorded
 
 
+def tee_prefix(request: RunRequest) -> str | None:
+    """The ``--verbose`` line prefix naming the cell, e.g. ``[m1,low r2 c07] ``; None when
+    not verbose. Levels are in the matrix's factor order (several conditions run at once)."""
+    if not request.verbose:
+        return None
+    levels = ",".join(str(v) for v in request.levels.values())
+    return f"[{levels + ' ' if levels else ''}r{request.replication} {request.case_id}] "
+
+
 @dataclass
 class RunResult:
     """What one call produced (the DESIGN.md ``outputs`` dict is built from it)."""

@@ -15,7 +15,7 @@ import os
 import shlex
 
 from eval_harness.config.models import EvalConfig
-from eval_harness.runner.base import RunRequest, RunResult, register
+from eval_harness.runner.base import RunRequest, RunResult, register, tee_prefix
 from eval_harness.runner.cli import classify_exit, context_env, fill_from_reply, parse_json_reply
 from eval_harness.runner.llm import user_message
 from eval_harness.runner.process import ProcessGroup
@@ -67,7 +67,7 @@ class ClaudeCodeRunner:
             argv, cwd=workspace, env=env, timeout=cfg.execution.timeout,
             grace=cfg.execution.kill_grace, stdout_path=request.case_dir / "stdout.log",
             stderr_path=request.case_dir / "stderr.log",
-            tee_prefix=f"[{request.case_id}] " if request.verbose else None,
+            tee_prefix=tee_prefix(request),
         )
         result = RunResult(exit_code=outcome.exit_code, stdout=outcome.stdout,
                            stderr=outcome.stderr, latency_s=outcome.latency_s,

@@ -28,7 +28,14 @@ from typing import Any
 
 from eval_harness.config.models import EvalConfig
 from eval_harness.config.templates import render_braces, render_value
-from eval_harness.runner.base import RunRequest, RunResult, price, register, usage_tokens
+from eval_harness.runner.base import (
+    RunRequest,
+    RunResult,
+    price,
+    register,
+    tee_prefix,
+    usage_tokens,
+)
 from eval_harness.runner.process import ProcessGroup, ProcessOutcome
 
 #: a ``{name}`` placeholder (as render_braces reads it; ``{{`` / ``}}`` are literal)
@@ -240,7 +247,7 @@ class CliRunner:
             grace=cfg.execution.kill_grace, stdout_path=os.path.join(case_str, "stdout.log"),
             stderr_path=os.path.join(case_str, "stderr.log"), stdin_data=stdin,
             shell=isinstance(argv, str), executable=self._executable(argv, env),
-            tee_prefix=f"[{request.case_id}] " if request.verbose else None, env_list=env_list,
+            tee_prefix=tee_prefix(request), env_list=env_list,
         )
         shown = [argv] if isinstance(argv, str) else argv
         result = RunResult(exit_code=outcome.exit_code, stdout=outcome.stdout, stderr=outcome.stderr,

@@ -89,3 +89,23 @@ def test_child_environment_has_cell_context_over_inherited(tmp_path: Path, monke
         lines = (case / "stdout.log").read_text().splitlines()
         assert lines[0] == f"{case_id} inherited through 1"
         assert sum(line.startswith("EVAL_CASE_ID=") for line in lines[1:]) == 1
+
+
+def test_verbose_tees_prefixed_lines_and_still_writes_the_logs(tmp_path: Path, capfd) -> None:
+    cfg = write_eval(tmp_path, factors={"mode": ["exit", "correct"]}, n_cases=2, replications=2,
+                     runner={"type": "cli", "command": agent_command(), "output_format": "json"})
+    summary = execute(prepare(cfg), FakeScorer(), options(tmp_path / "runs", verbose=True))
+    err = capfd.readouterr().err.splitlines()
+    # each line names its cell: levels, replication, case (conditions run side by side)
+    for rep in (1, 2):
+        for case in ("c00", "c01"):
+            assert f"[exit r{rep} {case}] partial output" in err
+            assert f"[exit r{rep} {case}] fatal: backend unavailable" in err
+            assert any(line.startswith(f"[correct r{rep} {case}] {{\"output\": \"answer-{case}\"")
+                       for line in err)
+    recs = by_mode(records(summary.eval_dir))
+    assert all(r["reason"] == "exit code 3: fatal: backend unavailable" for r in recs["exit"])
+    assert all(r["status"] == "ok" and r["composite"] == 1.0 for r in recs["correct"])
+    case = next(summary.eval_dir.glob("*mode-exit*r2*/cases/c01"))
+    assert (case / "stdout.log").read_text() == "partial output\n"
+    assert (case / "stderr.log").read_text() == "fatal: backend unavailable\n"
