@@ -45,14 +45,23 @@ def natural_key(text: str) -> tuple[Any, ...]:
     return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", text))
 
 
+class UnreadableRun(ValueError):
+    """A run's metadata file exists but cannot be read (torn, hand-edited, not JSON/YAML)."""
+
+
 def read_json_object(path: str) -> dict[str, Any]:
-    """A JSON file's object; {} when the file is missing or holds no object."""
+    """A JSON file's object; {} when the file is missing. Raises :class:`UnreadableRun`
+    when it exists but is not a JSON object (the loader leaves that run out, with a note)."""
     try:
         with open(path, encoding="utf-8") as fh:
             data = json.load(fh)
     except FileNotFoundError:
         return {}
-    return data if isinstance(data, dict) else {}
+    except (OSError, ValueError) as exc:  # ValueError: JSON and UTF-8 decoding errors
+        raise UnreadableRun(f"{os.path.basename(path)}: {exc}") from None
+    if not isinstance(data, dict):
+        raise UnreadableRun(f"{os.path.basename(path)}: not a JSON object")
+    return data
 
 
 def _score(raw: Any) -> dict[str, Any]:
@@ -83,8 +92,13 @@ def read_aeh_run(run_dir: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     None) and `finished_at` (None: the layout records no time); records have no
     `replication` (assigned by the loader over runs with the same levels).
     """
-    with open(os.path.join(run_dir, SUMMARY), encoding="utf-8") as fh:
-        summary = yaml.load(fh, Loader=_Loader) or {}
+    try:
+        with open(os.path.join(run_dir, SUMMARY), encoding="utf-8") as fh:
+            summary = yaml.load(fh, Loader=_Loader) or {}
+    except (OSError, ValueError, yaml.YAMLError) as exc:
+        raise UnreadableRun(f"{SUMMARY}: {str(exc).splitlines()[0] if str(exc) else exc}") from None
+    if not isinstance(summary, dict) or not isinstance(summary.get("per_case") or {}, dict):
+        raise UnreadableRun(f"{SUMMARY}: not a mapping with a per_case mapping")
     condition = read_json_object(os.path.join(run_dir, CONDITION))
     result = read_json_object(os.path.join(run_dir, RUN_RESULT))
     run_id = str(summary.get("run_id") or os.path.basename(os.path.normpath(run_dir)))
@@ -101,6 +115,8 @@ def read_aeh_run(run_dir: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     records = []
     per_case = summary.get("per_case") or {}
     for case_id, judges in per_case.items():
-        scores = {str(j): _score(v) for j, v in (judges or {}).items()}
+        if not isinstance(judges, dict):
+            judges = {}  # no judge entries: the case is recorded with no scores
+        scores = {str(j): _score(v) for j, v in judges.items()}
         records.append({"case_id": str(case_id), "status": "ok", "scores": scores})
     return run, records

@@ -16,6 +16,8 @@ from typing import Any
 from eval_harness.analysis.composite import JudgeSpec, JudgeValue, composite, normalise
 
 NAN = math.nan
+#: the largest replication number read as real (the loader uses the same bound)
+MAX_REPLICATION = 1_000_000
 
 
 def _num(x: Any) -> float:
@@ -50,11 +52,43 @@ class Chunk:
         self.composite_inferred = False
         self.bad_records: list[str] = []
 
+    def add_checked(self, rec: Mapping[str, Any], source: Any, replication: int,
+                    where: str) -> None:
+        """:meth:`add`, or — for a record whose fields have the wrong shape (hand-edited,
+        written by another tool) — nothing but a line in ``bad_records``. A half-added
+        record is rolled back, so every column keeps one entry per sample."""
+        n_samples, n_rows, had_tags = len(self.s_case), len(self.r_sample), set(self.case_tags)
+        try:
+            self.add(rec, source, replication)
+        except (TypeError, ValueError, AttributeError, OverflowError) as exc:
+            for col in (self.s_rep, self.s_case, self.s_status, self.s_latency, self.s_cost,
+                        self.s_tokens, self.s_tools, self.s_hash, self.s_source, self.s_finished):
+                del col[n_samples:]
+            for col in (self.r_sample, self.r_judge, self.r_value, self.r_kind, self.r_err,
+                        self.r_norm):
+                del col[n_rows:]
+            for key in set(self.case_tags) - had_tags:
+                del self.case_tags[key]
+            self.bad_records.append(f"{where}: malformed record ({type(exc).__name__}: {exc})"[:300])
+
     def add(self, rec: Mapping[str, Any], source: Any, replication: int) -> None:
-        """Add one case record (source: its path, or the dict itself)."""
+        """Add one case record (source: its path, or the dict itself); raises TypeError /
+        ValueError on a field of the wrong shape (see :meth:`add_checked`)."""
         idx = len(self.s_case)
-        case_id = str(rec.get("case_id"))
+        case_id = rec.get("case_id")
+        if not isinstance(case_id, (str, int)) or isinstance(case_id, bool) or case_id == "":
+            raise ValueError(f"case_id {case_id!r}")
+        case_id = str(case_id)
         rep = rec.get("replication")
+        if rep is not None and (type(rep) is not int or not 1 <= rep <= MAX_REPLICATION):
+            raise ValueError(f"replication {rep!r}")
+        scores = rec.get("scores")
+        if scores is not None and not (isinstance(scores, dict)
+                                       and all(isinstance(v, dict) for v in scores.values())):
+            raise ValueError("scores is not a mapping of judge -> score object")
+        tags = rec.get("tags")
+        if tags is not None and not isinstance(tags, dict):
+            raise ValueError("tags is not a mapping")
         self.s_rep.append(rep if type(rep) is int else replication)
         self.s_case.append(case_id)
         status = str(rec.get("status") or "ok")
@@ -66,7 +100,6 @@ class Chunk:
         self.s_hash.append(str(rec.get("case_hash") or ""))
         self.s_source.append(source)
         self.s_finished.append(str(rec.get("finished_at") or self.finished_default))
-        tags = rec.get("tags")
         if tags and case_id not in self.case_tags:
             self.case_tags[case_id] = dict(tags)
         self._rows(idx, rec, status != "ok")
@@ -157,10 +190,10 @@ def read_native_cases(
         except (FileNotFoundError, NotADirectoryError):
             continue  # incomplete case: no record yet
         except ValueError:
-            chunk.bad_records.append(path)
+            chunk.bad_records.append(f"{path}: not valid JSON")
             continue
         if isinstance(rec, dict):
-            chunk.add(rec, path, replication)
+            chunk.add_checked(rec, path, replication, path)
         else:
-            chunk.bad_records.append(path)
+            chunk.bad_records.append(f"{path}: not a JSON object")
     return chunk

@@ -32,9 +32,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from eval_harness.analysis.aeh_import import natural_key, read_aeh_run
+from eval_harness.analysis.aeh_import import UnreadableRun, natural_key, read_aeh_run
 from eval_harness.analysis.aeh_import import read_json_object as _read_json
-from eval_harness.analysis.chunk import Chunk, read_native_cases
+from eval_harness.analysis.chunk import MAX_REPLICATION, Chunk, read_native_cases
 from eval_harness.analysis.collect import Collector
 from eval_harness.analysis.composite import JudgeSpec, coerce_judge_specs
 from eval_harness.analysis.discover import RunDir, find_run_dirs
@@ -53,6 +53,17 @@ def levels_key(levels: Mapping[str, Any]) -> str:
     return json.dumps(levels, sort_keys=True, default=str)
 
 
+
+def _replication(value: Any) -> int:
+    """A recorded replication (default 1); UnreadableRun when it is not a sane count."""
+    if value is None:
+        return 1
+    if type(value) is not int or not 1 <= value <= MAX_REPLICATION:
+        raise UnreadableRun(f"run.json: replication {value!r} is not a whole number "
+                            f"from 1 to {MAX_REPLICATION:,}")
+    return value
+
+
 def _read_native_run(run_dir: str) -> dict[str, Any]:
     run = _read_json(os.path.join(run_dir, "run.json"))
     cond = _read_json(os.path.join(run_dir, "condition.json"))
@@ -61,7 +72,7 @@ def _read_native_run(run_dir: str) -> dict[str, Any]:
         "run_id": str(run.get("run_id") or os.path.basename(os.path.normpath(run_dir))),
         "condition_id": str(run.get("condition_id") or cond.get("condition_id") or ""),
         "levels": run.get("levels") or cond.get("levels") or {},
-        "replication": int(run.get("replication") or 1),
+        "replication": _replication(run.get("replication")),
         "finished_at": run.get("finished_at"),
         "cost_usd": None,
         "format": "native",
@@ -145,10 +156,13 @@ def load_runs(
     issues: list[dict[str, Any]] = []
     metas: list[tuple[RunDir, dict[str, Any], list[dict[str, Any]] | None]] = []
     for rd in find_run_dirs(roots):
-        if rd.layout == "native":
-            metas.append((rd, _read_native_run(rd.path), None))
-        else:
-            metas.append((rd, *read_aeh_run(rd.path)))
+        try:
+            if rd.layout == "native":
+                metas.append((rd, _read_native_run(rd.path), None))
+            else:
+                metas.append((rd, *read_aeh_run(rd.path)))
+        except UnreadableRun as exc:
+            issues.append({"kind": "unreadable_run", "detail": f"run {rd.path}: {exc}; left out"})
     usable = []
     for rd, run, recs in metas:
         if not isinstance(run["levels"], dict) or not run["levels"]:
@@ -179,12 +193,12 @@ def load_runs(
         else:
             chunk = Chunk(specs, str(run.get("finished_at") or ""))
             for rec in recs:
-                chunk.add(rec, rec, run["replication"])
+                chunk.add_checked(rec, rec, run["replication"], rd.path)
         col.add_chunk(idx, chunk)
         if not chunk.s_case:
             issues.append({"kind": "empty_run", "detail": f"run {rd.path}: no case records"})
     issues.extend(col.issues())
-    issues.extend({"kind": "unreadable_record", "detail": f"{p}: not valid JSON; skipped"}
+    issues.extend({"kind": "unreadable_record", "detail": f"{p}; skipped"}
                   for p in col.bad_records)
     levels = _level_order([r for _, r, _ in kept], factors, factor_levels)
     frame = _assemble(col, factors)

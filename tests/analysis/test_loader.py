@@ -240,3 +240,58 @@ def test_booleans_only_form_a_composite_without_config(tmp_path: Path) -> None:
     comp = df[df["judge"] == "composite"].set_index("f")["value"]
     assert comp.to_dict() == {"a": 0.5, "b": 1.0}
     assert any(i["kind"] == "composite" and "without a config" in i["detail"] for i in df.attrs["issues"])
+
+
+def _run_dirs(root: Path) -> list[Path]:
+    return sorted(p.parent for p in root.glob("*/*/run.json"))
+
+
+@pytest.mark.parametrize("damage", ["truncated", "not an object", "replication 1e20",
+                                    "replication text", "bad utf-8"])
+def test_a_damaged_run_json_leaves_that_run_out_with_a_note(tmp_path: Path, damage: str) -> None:
+    root = _native(tmp_path)
+    victim = _run_dirs(root)[0]
+    run_json = victim / "run.json"
+    meta = json.loads(run_json.read_text())
+    if damage == "truncated":
+        run_json.write_text(run_json.read_text()[:25])
+    elif damage == "not an object":
+        run_json.write_text("[1, 2]")
+    elif damage == "bad utf-8":
+        run_json.write_bytes(b'{"run_id": "\xff\xfe"}')
+    else:
+        meta["replication"] = 10**20 if damage == "replication 1e20" else "two"
+        run_json.write_text(json.dumps(meta))
+    df = load_runs(root)
+    notes = [i["detail"] for i in df.attrs["issues"] if i["kind"] == "unreadable_run"]
+    assert len(notes) == 1 and str(victim) in notes[0] and notes[0].endswith("left out")
+    assert victim.name not in set(df["run_id"]) and meta["run_id"] not in set(df["run_id"])
+    assert len(df) == 46 - 2 * 3  # the other 14 samples of the 16 stay (2 cases left out)
+
+
+@pytest.mark.parametrize("bad", [
+    {"scores": ["not", "a", "mapping"]}, {"scores": {"q": 3}}, {"replication": 10**20},
+    {"replication": 0}, {"case_id": None}, {"tags": ["x"]},
+    {"scores": {"q": {"value": 3, "kind": "numeric", "weight": "heavy"}}, "composite": None},
+])
+def test_a_malformed_record_is_skipped_whole_and_named(tmp_path: Path, bad: dict) -> None:
+    root = _native(tmp_path)
+    path = next(root.glob("*/*/cases/c1/record.json"))
+    rec = json.loads(path.read_text())
+    rec.update(bad)
+    path.write_text(json.dumps(rec))
+    df = load_runs(root)  # worker processes or not, the same
+    notes = [i["detail"] for i in df.attrs["issues"] if i["kind"] == "unreadable_record"]
+    assert len(notes) == 1 and "malformed record" in notes[0] and str(path.parent.parent.parent) in notes[0]
+    assert len(df) == 46 - 3  # that sample's rows only; every column still lines up
+    assert df.groupby(["run_id", "case_id", "replication"]).ngroups == 15
+
+
+def test_unreadable_aeh_summary_leaves_that_run_out(tmp_path: Path) -> None:
+    root = tmp_path / "aeh"
+    shutil.copytree(AEH, root)
+    summary = sorted(root.rglob("summary.yaml"))[0]
+    summary.write_text("per_case: [unclosed\n")
+    df = load_runs(root, judge_specs=AEH_SPECS)
+    notes = [i["detail"] for i in df.attrs["issues"] if i["kind"] == "unreadable_run"]
+    assert len(notes) == 1 and "summary.yaml" in notes[0]
