@@ -8,6 +8,7 @@ engine; ``quota`` / ``auth`` make the engine stop launching and exit 3). Cost st
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -153,7 +154,9 @@ def usage_tokens(usage: Mapping[str, Any] | None) -> tuple[int | None, int | Non
     def num(*keys: str) -> int | None:
         for key in keys:
             value = usage.get(key)
-            if isinstance(value, (int, float)) and not isinstance(value, bool):
+            # a finite, non-negative count (JSON allows NaN / Infinity; they mean unknown)
+            if (isinstance(value, (int, float)) and not isinstance(value, bool)
+                    and math.isfinite(value) and value >= 0):
                 return int(value)
         return None
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
 import re
 import shlex
@@ -94,7 +95,8 @@ def fill_from_reply(result: RunResult, reply: dict[str, Any], pricing: Any, mode
     out = reply.get("output", reply.get("result", ""))
     result.output = out if isinstance(out, str) else json.dumps(out, default=str)
     cost = reply.get("cost_usd", reply.get("total_cost_usd"))
-    if isinstance(cost, (int, float)) and not isinstance(cost, bool):
+    if (isinstance(cost, (int, float)) and not isinstance(cost, bool) and math.isfinite(cost)
+            and cost >= 0):  # NaN, Infinity or a negative cost is not a known cost
         result.cost_usd = float(cost)
     result.input_tokens, result.output_tokens, result.tokens = usage_tokens(reply.get("usage"))
     steps = reply.get("steps", reply.get("tool_calls"))
