@@ -40,6 +40,8 @@ class JudgeBlock(Block):
     gate: StrictBool = Field(False, description="Boolean gate: false zeroes the composite.")
     temperature: float | None = Field(0.0, ge=0, description="LLM judges: temperature (null: provider default).")
     max_tokens: int = Field(1024, ge=16, description="LLM judges: reply token limit.")
+    timeout: float = Field(60.0, gt=0, description="Code judges (check, module): seconds per "
+                           "call; then the judge is errored for that sample.")
     cost_per_mtok: list[float] | None = Field(
         None, description="LLM judges: USD per million [input, output] tokens, for recorded cost.")
     exact_match: Any = Field(None, description="Built-in: compare with expected (options mapping or true).")

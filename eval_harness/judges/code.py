@@ -8,6 +8,11 @@ exception's last line (``ZeroDivisionError: division by zero``).
 A ``module`` judge is imported (the config's directory is on ``sys.path``) and called with
 the keyword arguments its signature accepts among ``outputs``, ``input``, ``expected``,
 ``arguments``, ``annotations`` and ``case_id``.
+
+Both run with a time limit (the judge's ``timeout``, 60 s by default): a call that
+overruns errors that sample's judge (``timed out after Ns``) and is abandoned in its
+thread; until it returns, further calls of the same judge are errored at once instead of
+piling up threads (see :mod:`eval_harness.timed`). A hung judge never hangs the run.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from typing import Any
 from eval_harness.errors import ConfigError
 from eval_harness.judges.validate import compile_check
 from eval_harness.judges.values import JudgeFailure, Outcome
+from eval_harness.timed import Guard, call_with_timeout
 
 _PATH_LOCK = threading.Lock()
 _ARG_NAMES = ("outputs", "input", "expected", "arguments", "annotations", "case_id")
@@ -47,28 +53,51 @@ def split_result(result: Any) -> Outcome:
     return Outcome(result)
 
 
+class _Timed:
+    """Calls user code under a time limit, at most one abandoned call at a time."""
+
+    def __init__(self, timeout: float) -> None:
+        self.timeout = timeout
+        self._guard = Guard()
+
+    def call(self, fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        """``fn(*args, **kwargs)``; JudgeFailure on an exception or an overrun."""
+        if self._guard.busy():
+            raise JudgeFailure(f"not run: an earlier call of this judge is still running past "
+                               f"its {self.timeout:g}s timeout")
+        out = call_with_timeout(lambda: fn(*args, **kwargs), (), self.timeout,
+                                on_abandon=self._guard.abandoned, name="code-judge-call")
+        if not out.finished:
+            raise JudgeFailure(f"timed out after {self.timeout:g}s")
+        if isinstance(out.error, Exception):
+            raise JudgeFailure(last_line(out.error)) from None
+        if out.error is not None:  # SystemExit and the like: a judge bug, not a verdict
+            raise JudgeFailure(last_line(out.error))
+        return out.value
+
+
 class CheckJudge:
     """An inline Python ``check`` body."""
 
-    def __init__(self, body: str, where: str) -> None:
+    def __init__(self, body: str, where: str, *, timeout: float = 60.0) -> None:
         namespace: dict[str, Any] = {}
         exec(compile_check(body, where), namespace)  # the user's own code, by design
         self._fn: Callable[..., Any] = namespace["__check__"]
+        self._timed = _Timed(timeout)
 
     def evaluate(self, ctx: dict[str, Any], sample_index: int) -> Outcome:
         """Run the body on private copies (a body mutating ``outputs`` affects nothing else)."""
         args = copy.deepcopy((ctx["outputs"], ctx["input"], ctx["expected"]))
-        try:
-            result = self._fn(args[0], args[1], args[2], copy.deepcopy(ctx["input"]))
-        except Exception as exc:
-            raise JudgeFailure(last_line(exc)) from None
+        result = self._timed.call(self._fn, args[0], args[1], args[2], copy.deepcopy(ctx["input"]))
         return split_result(result)
 
 
 class FunctionJudge:
     """``module`` + ``function``."""
 
-    def __init__(self, module: str, function: str, base_dir: Path, where: str) -> None:
+    def __init__(self, module: str, function: str, base_dir: Path, where: str, *,
+                 timeout: float = 60.0) -> None:
+        self._timed = _Timed(timeout)
         with _PATH_LOCK:
             if str(base_dir) not in sys.path:
                 sys.path.insert(0, str(base_dir))
@@ -90,8 +119,4 @@ class FunctionJudge:
         """Call the function with the arguments it names."""
         kwargs = {n: copy.deepcopy(ctx["input"] if n == "arguments" else ctx.get(n))
                   for n in self._names}
-        try:
-            result = self._fn(**kwargs)
-        except Exception as exc:
-            raise JudgeFailure(last_line(exc)) from None
-        return split_result(result)
+        return split_result(self._timed.call(self._fn, **kwargs))

@@ -59,9 +59,10 @@ def build_judge(block: JudgeBlock, cfg: EvalConfig, base_dir: Path, cache: Verdi
     """The implementation of one (non-pairwise) judge."""
     kind = block.kind_field
     if kind == "check":
-        return CheckJudge(str(block.check), where + ".check")
+        return CheckJudge(str(block.check), where + ".check", timeout=block.timeout)
     if kind == "module":
-        return FunctionJudge(str(block.module), str(block.function), base_dir, where)
+        return FunctionJudge(str(block.module), str(block.function), base_dir, where,
+                             timeout=block.timeout)
     if kind in BUILTIN_KINDS:
         return BuiltinJudge(kind, getattr(block, kind))
     rng = score_range(block.score_range) if block.score_range else None

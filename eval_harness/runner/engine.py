@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import os
 import threading
+import time
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -41,6 +42,9 @@ from eval_harness.runner.shard import Shard
 from eval_harness.store.index import Entry, ResumeIndex
 from eval_harness.store.rundirs import RunDir, finish_run_dir, open_run_dirs
 from eval_harness.store.writer import begin_case
+
+#: seconds Ctrl-C waits for workers to wind down after their processes were stopped
+INTERRUPT_JOIN_S = 10.0
 
 
 @dataclass(frozen=True)
@@ -295,8 +299,11 @@ class Engine:
             self.aborted = "interrupt"
             self._stop.set()
             self._cancel()
+            # bounded: a worker stuck in user Python code (a judge, a python-runner call)
+            # cannot be stopped; it is a daemon thread and is left behind
+            deadline = time.monotonic() + INTERRUPT_JOIN_S
             for w in workers:
-                w.join()
+                w.join(max(0.0, deadline - time.monotonic()))
             summary.not_run = len(plan.todo) - summary.ok - summary.errored
             self._finish(summary)
             progress.close()

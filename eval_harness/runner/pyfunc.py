@@ -28,6 +28,7 @@ from eval_harness.config.models import EvalConfig
 from eval_harness.errors import ConfigError
 from eval_harness.runner.base import RunRequest, RunResult, register
 from eval_harness.runner.cli import fill_from_reply
+from eval_harness.timed import call_with_timeout
 
 
 class TransientError(Exception):
@@ -52,40 +53,6 @@ def load_function(spec: str, config_dir: str) -> Callable[..., Any]:
     if not callable(func):
         raise ConfigError(f"{spec} is not a function", path="runner.function")
     return func  # type: ignore[no-any-return]
-
-
-class _Call:
-    """One function call in a daemon thread, so the caller can stop waiting for it."""
-
-    _POLL_S = 0.05  # how often a waiting worker looks at the cancel event
-
-    def __init__(self, func: Callable[..., Any], *args: Any) -> None:
-        self.value: Any = None
-        self.error: BaseException | None = None
-        self._done = threading.Event()
-        self._thread = threading.Thread(target=self._run, args=(func, args), daemon=True,
-                                        name="python-runner-call")
-        self._thread.start()
-
-    def _run(self, func: Callable[..., Any], args: tuple[Any, ...]) -> None:
-        try:
-            self.value = func(*args)
-        except BaseException as exc:  # handed to the caller as the result
-            self.error = exc
-        finally:
-            self._done.set()
-
-    def wait(self, timeout: float, cancel: threading.Event) -> bool:
-        """True when the call returned (or raised) within ``timeout`` seconds and before
-        ``cancel`` was set."""
-        deadline = time.monotonic() + timeout
-        while not cancel.is_set():
-            left = deadline - time.monotonic()
-            if left <= 0:
-                return self._done.is_set()
-            if self._done.wait(min(left, self._POLL_S)):
-                return True
-        return self._done.is_set()
 
 
 class PythonRunner:
@@ -118,12 +85,12 @@ class PythonRunner:
                    "condition_id": request.condition_id, "levels": request.levels,
                    "replication": request.replication, "output_dir": str(output_dir)}
         start = time.monotonic()
-        call = _Call(func, dict(request.input), context)
         timeout = self.config.execution.timeout
-        if not call.wait(timeout, self._cancel):
-            cancelled = self._cancel.is_set()
+        call = call_with_timeout(func, (dict(request.input), context), timeout, self._cancel,
+                                 name="python-runner-call")
+        if not call.finished:
             return RunResult(latency_s=time.monotonic() - start, failure="error",
-                             reason="cancelled" if cancelled else f"timeout after {timeout:g}s")
+                             reason="cancelled" if call.cancelled else f"timeout after {timeout:g}s")
         latency = time.monotonic() - start
         exc = call.error
         if isinstance(exc, TransientError):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sys
+import threading
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -44,6 +46,37 @@ def test_check_exception_errors_sample_with_last_line(tmp_path: Path) -> None:
     assert result.scores["boom"].error == "ZeroDivisionError: division by zero"
     assert result.composite is None and result.composite_errored
     assert result.scores["fast"].value is True
+
+
+def test_a_hung_code_judge_times_out_and_does_not_pile_up(tmp_path: Path) -> None:
+    """A check that never returns errors its sample after `timeout`; while that call still
+    runs, the judge is refused at once (no second stuck thread); once it ends, it runs."""
+    (tmp_path / "hangjudge.py").write_text(
+        "import threading\nRELEASE = threading.Event()\n"
+        "def judge(outputs):\n"
+        "    if outputs['output'] == 'hang':\n        RELEASE.wait(30)\n"
+        "    return True, 'ran'\n")
+    exp = make_experiment(tmp_path, [
+        # a busy loop (holds the GIL between switches), released at the end of the test
+        {"name": "spin", "check": "import hangjudge\nwhile outputs['output'] == 'hang' and "
+         "not hangjudge.RELEASE.is_set():\n    pass\nreturn True, 'ok'", "timeout": 0.2},
+        {"name": "wait", "module": "hangjudge", "function": "judge", "timeout": 0.2},
+        {"name": "fast", "latency": 5}])
+    scorer = build_scorer(exp)
+    first = scorer.score(sample(exp, "hang"))
+    for name in ("spin", "wait"):
+        assert first.scores[name].errored and first.scores[name].error == "timed out after 0.2s"
+    assert first.scores["fast"].value is True and first.composite_errored
+    second = scorer.score(sample(exp, "Paris"))  # the stuck calls are still running
+    for name in ("spin", "wait"):
+        assert second.scores[name].errored
+        assert "still running past its 0.2s timeout" in str(second.scores[name].error)
+    sys.modules["hangjudge"].RELEASE.set()  # both stuck calls return now
+    for t in [t for t in threading.enumerate() if t.name == "code-judge-call"]:
+        t.join(5)
+    third = scorer.score(sample(exp, "Paris"))
+    assert third.scores["wait"].value is True and third.scores["wait"].rationale == "ran"
+    assert third.scores["spin"].value is True and not third.composite_errored
 
 
 def test_off_scale_check_value_is_error_not_clamped(tmp_path: Path) -> None:
