@@ -100,13 +100,18 @@ def run_analysis(
     if args.export_parquet:
         frame.to_parquet(args.export_parquet)
     per_judge = opts["per_judge"]
-    composite = frame[frame["judge"] == "composite"]["value"] if "judge" in frame else None
-    if not per_judge and (composite is None or not composite.notna().any()):
-        # No composite can be formed (e.g. imported runs with a numeric judge of unknown
-        # range and no --config): screen each judge rather than report nothing.
-        per_judge = True
-        print("note: no composite could be formed (pass --config for judge score ranges); "
-              "screening each judge instead (--per-judge)", file=sys.stderr)
+    rows = frame[frame["judge"] == "composite"] if "judge" in frame else frame.iloc[:0]
+    if not per_judge and not rows["value"].notna().any():
+        if len(rows) and rows["errored"].all():
+            # nothing was scored at all: say so, instead of blaming judge ranges
+            print(f"note: every sample errored ({len(rows)}); there is nothing to analyse "
+                  "(see errored_samples in anova.json)", file=sys.stderr)
+        else:
+            # No composite can be formed (e.g. imported runs with a numeric judge of unknown
+            # range and no --config): screen each judge rather than report nothing.
+            per_judge = True
+            print("note: no composite could be formed (pass --config for judge score ranges); "
+                  "screening each judge instead (--per-judge)", file=sys.stderr)
     anova = build_anova(
         frame, method=opts["method"], correction=opts["correction"], alpha=opts["alpha"],
         per_judge=per_judge, keep_incomplete=opts["keep_incomplete"],

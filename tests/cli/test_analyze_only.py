@@ -58,3 +58,19 @@ def test_keep_incomplete_needs_lmm(tmp_path: Path) -> None:
     code, _, err = run_cli("--analyze-only", str(AEH), "--keep-incomplete", "--output",
                            str(tmp_path / "o"))
     assert code == 2 and "--method lmm" in err
+
+
+def test_every_sample_errored_is_said_plainly(tmp_path: Path) -> None:
+    (tmp_path / "cases.yaml").write_text("- {id: c1, input: {q: 1}}\n- {id: c2, input: {q: 2}}\n")
+    cfg = tmp_path / "eval.yaml"
+    cfg.write_text("name: allerr\nmatrix:\n  factors:\n    model: [m1, m2]\n"
+                   "runner:\n  type: cli\n  command: /bin/false\n"
+                   "dataset:\n  path: cases.yaml\n"
+                   "judges:\n  - name: j\n    check: 'return True, \"\"'\n")
+    code, _, err = run_cli("--config", str(cfg), "--runs-dir", str(tmp_path / "runs"),
+                           "--output", str(tmp_path / "out"))
+    assert code == 0, err
+    assert "every sample errored (4); there is nothing to analyse" in err
+    assert "pass --config" not in err  # the config was given: do not blame judge ranges
+    anova = json.loads((tmp_path / "out" / "anova.json").read_text())
+    assert anova["errored_samples"]["count"] == 4 and anova["terms"] == {}
