@@ -157,8 +157,11 @@ def run_analysis(
     code = 0
     failed = [t for t in thresholds if not t.get("passed", True)]
     for t in failed:
-        print(f"threshold failed: {t.get('target')} {t.get('metric')} = {t.get('value')} < "
-              f"{t.get('threshold')} for {t.get('levels')}", file=sys.stderr)
+        value = t.get("value")
+        shown = "unknown (no usable sample: fails closed)" if value is None else f"{value:.4g}"
+        levels = ", ".join(f"{k}={v}" for k, v in (t.get("levels") or {}).items()) or "all"
+        print(f"threshold failed: {t.get('target')} {t.get('metric')} = {shown}, needs >= "
+              f"{t.get('threshold')} ({levels})", file=sys.stderr)
         code = 1
     if args.fail_on_regression:
         bad, reasons = gate(comparisons, True, args.significant_only)
