@@ -104,8 +104,11 @@ def _load_dir(root: Path) -> list[Case]:
                 raise DatasetError("file links outside the dataset", file=str(f))
         expected = _read_yaml(sub / "expected.yaml") if (sub / "expected.yaml").exists() else None
         ann = _read_yaml(sub / "annotations.yaml") if (sub / "annotations.yaml").exists() else {}
+        if ann is not None and not isinstance(ann, dict):
+            raise DatasetError("annotations.yaml must hold a mapping", file=str(sub / "annotations.yaml"),
+                               hint="write key: value lines, e.g. tier: hard")
         cases.append(Case(sub.name, _as_input(_read_yaml(input_file), str(input_file)), expected,
-                          ann if isinstance(ann, dict) else {}, sub))
+                          ann or {}, sub))
     return cases
 
 
@@ -119,7 +122,11 @@ def _case_from_entry(entry: Any, where: str, fallback_id: str | None = None) -> 
     case_id = check_case_id(entry.get("id", fallback_id), f"{where}.id")
     if "input" not in entry:
         raise DatasetError("case has no `input`", path=where)
-    ann = dict(entry.get("annotations") or {})
+    ann = entry.get("annotations")
+    if ann is not None and not isinstance(ann, dict):
+        raise DatasetError(f"annotations must be a mapping, got {type(ann).__name__}",
+                           path=f"{where}.annotations", hint="write annotations: {tier: hard}")
+    ann = dict(ann or {})
     if entry.get("tags"):
         ann["tags"] = entry["tags"]
     return Case(case_id, _as_input(entry["input"], f"{where}.input"), entry.get("expected"), ann)

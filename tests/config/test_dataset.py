@@ -106,3 +106,16 @@ def test_case_hash_changes_with_definition(tmp_path: Path) -> None:
     h1 = load_dataset(f)[0].case_hash
     f.write_text(json.dumps({"id": "a", "input": {"q": 1}, "expected": 2}))
     assert load_dataset(f)[0].case_hash != h1
+
+
+@pytest.mark.parametrize("ann", ["hard", 1.5, True, ["a"]])
+def test_annotations_must_be_a_mapping(tmp_path: Path, ann: object) -> None:
+    f = tmp_path / "c.jsonl"
+    f.write_text(json.dumps({"id": "a", "input": {}, "annotations": ann}))
+    with pytest.raises(DatasetError, match="annotations must be a mapping") as err:
+        load_dataset(f)
+    assert err.value.key_path == "annotations" and err.value.line == 1
+    d = tmp_path / "ds"
+    _case_dir(d, "c1", **{"annotations.yaml": "- just\n- a list\n"})
+    with pytest.raises(DatasetError, match="annotations.yaml must hold a mapping"):
+        load_dataset(d)
