@@ -117,5 +117,5 @@ def test_annotations_must_be_a_mapping(tmp_path: Path, ann: object) -> None:
     assert err.value.key_path == "annotations" and err.value.line == 1
     d = tmp_path / "ds"
     _case_dir(d, "c1", **{"annotations.yaml": "- just\n- a list\n"})
-    with pytest.raises(DatasetError, match="annotations.yaml must hold a mapping"):
+    with pytest.raises(DatasetError, match=r"annotations\.yaml must hold a mapping"):
         load_dataset(d)
