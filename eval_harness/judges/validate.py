@@ -97,6 +97,9 @@ def validate_judges(exp: Any) -> list[str]:
                 raise ConfigError("an LLM judge needs a model", path=where + ".model",
                                   hint="set models.judge or the judge's model: openai:gpt-4.1-nano")
         warnings.extend(_check_kind(judge, where))
+        if "timeout" in judge.model_fields_set and judge.kind_field not in ("check", "module"):
+            warnings.append(f"judge `{judge.name}`: `timeout` applies to code judges (check, "
+                            "module) only; it is ignored here")
     _check_cross_refs(cfg)
     _build_all(exp)
     warnings.extend(_pairwise_warnings(exp))

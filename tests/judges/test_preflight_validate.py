@@ -37,6 +37,15 @@ def test_validate_accepts_good_config_and_reports_lint(tmp_path: Path) -> None:
                           cases, thresholds={"min_mean": 0.5, "judges": {"e": {"min_mean": 0.5}}})
     warnings = validate_judges(exp)
     assert any(w.startswith("dataset: case c1: entity 'Lyon'") for w in warnings)
+    assert not any("timeout" in w for w in warnings)
+
+
+def test_timeout_on_a_non_code_judge_is_warned(tmp_path: Path) -> None:
+    exp = make_experiment(tmp_path, [{"name": "e", "entity_coverage": True, "timeout": 5},
+                                     {"name": "g", "check": "return True, 'ok'", "timeout": 5}])
+    warnings = [w for w in validate_judges(exp) if "timeout" in w]
+    assert warnings == ["judge `e`: `timeout` applies to code judges (check, module) only; "
+                        "it is ignored here"]
 
 
 @pytest.mark.parametrize(("judges", "extra", "match"), [
