@@ -19,7 +19,7 @@ _POLL_S = 0.05  # how often a waiting caller looks at the cancel event
 
 
 @dataclass
-class Outcome:
+class CallResult:
     """How a timed call ended: ``finished`` False means timed out or cancelled."""
 
     finished: bool
@@ -31,7 +31,7 @@ class Outcome:
 def call_with_timeout(func: Callable[..., Any], args: tuple[Any, ...], timeout: float,
                       cancel: threading.Event | None = None,
                       on_abandon: Callable[[threading.Event], None] | None = None,
-                      name: str = "timed-call") -> Outcome:
+                      name: str = "timed-call") -> CallResult:
     """Run ``func(*args)`` in a daemon thread named ``name``; wait at most ``timeout``
     seconds.
 
@@ -62,8 +62,8 @@ def call_with_timeout(func: Callable[..., Any], args: tuple[Any, ...], timeout: 
     if not done.is_set():
         if on_abandon is not None:
             on_abandon(done)
-        return Outcome(False, cancelled=cancel is not None and cancel.is_set())
-    return Outcome(True, box.get("value"), box.get("error"))
+        return CallResult(False, cancelled=cancel is not None and cancel.is_set())
+    return CallResult(True, box.get("value"), box.get("error"))
 
 
 class Guard:

@@ -96,7 +96,8 @@ def read_aeh_run(run_dir: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
         with open(os.path.join(run_dir, SUMMARY), encoding="utf-8") as fh:
             summary = yaml.load(fh, Loader=_Loader) or {}
     except (OSError, ValueError, yaml.YAMLError) as exc:
-        raise UnreadableRun(f"{SUMMARY}: {str(exc).splitlines()[0] if str(exc) else exc}") from None
+        first = (str(exc).splitlines() or [type(exc).__name__])[0]
+        raise UnreadableRun(f"{SUMMARY}: {first}") from None
     if not isinstance(summary, dict) or not isinstance(summary.get("per_case") or {}, dict):
         raise UnreadableRun(f"{SUMMARY}: not a mapping with a per_case mapping")
     condition = read_json_object(os.path.join(run_dir, CONDITION))

@@ -20,6 +20,11 @@ NAN = math.nan
 MAX_REPLICATION = 1_000_000
 
 
+def is_replication(value: Any) -> bool:
+    """A recorded replication number: a whole number from 1 to MAX_REPLICATION."""
+    return type(value) is int and 1 <= value <= MAX_REPLICATION
+
+
 def _num(x: Any) -> float:
     t = type(x)
     return float(x) if t is float or t is int else NAN
@@ -61,12 +66,11 @@ class Chunk:
         try:
             self.add(rec, source, replication)
         except (TypeError, ValueError, AttributeError, OverflowError) as exc:
-            for col in (self.s_rep, self.s_case, self.s_status, self.s_latency, self.s_cost,
-                        self.s_tokens, self.s_tools, self.s_hash, self.s_source, self.s_finished):
-                del col[n_samples:]
-            for col in (self.r_sample, self.r_judge, self.r_value, self.r_kind, self.r_err,
-                        self.r_norm):
-                del col[n_rows:]
+            for name, col in vars(self).items():  # every s_* / r_* column list
+                if name.startswith("s_"):
+                    del col[n_samples:]
+                elif name.startswith("r_"):
+                    del col[n_rows:]
             for key in set(self.case_tags) - had_tags:
                 del self.case_tags[key]
             self.bad_records.append(f"{where}: malformed record ({type(exc).__name__}: {exc})"[:300])
@@ -80,7 +84,7 @@ class Chunk:
             raise ValueError(f"case_id {case_id!r}")
         case_id = str(case_id)
         rep = rec.get("replication")
-        if rep is not None and (type(rep) is not int or not 1 <= rep <= MAX_REPLICATION):
+        if rep is not None and not is_replication(rep):
             raise ValueError(f"replication {rep!r}")
         scores = rec.get("scores")
         if scores is not None and not (isinstance(scores, dict)

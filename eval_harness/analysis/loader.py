@@ -34,7 +34,7 @@ import pandas as pd
 
 from eval_harness.analysis.aeh_import import UnreadableRun, natural_key, read_aeh_run
 from eval_harness.analysis.aeh_import import read_json_object as _read_json
-from eval_harness.analysis.chunk import MAX_REPLICATION, Chunk, read_native_cases
+from eval_harness.analysis.chunk import MAX_REPLICATION, Chunk, is_replication, read_native_cases
 from eval_harness.analysis.collect import Collector
 from eval_harness.analysis.composite import JudgeSpec, coerce_judge_specs
 from eval_harness.analysis.discover import RunDir, find_run_dirs
@@ -53,12 +53,11 @@ def levels_key(levels: Mapping[str, Any]) -> str:
     return json.dumps(levels, sort_keys=True, default=str)
 
 
-
 def _replication(value: Any) -> int:
     """A recorded replication (default 1); UnreadableRun when it is not a sane count."""
     if value is None:
         return 1
-    if type(value) is not int or not 1 <= value <= MAX_REPLICATION:
+    if not is_replication(value):
         raise UnreadableRun(f"run.json: replication {value!r} is not a whole number "
                             f"from 1 to {MAX_REPLICATION:,}")
     return value

@@ -56,7 +56,7 @@ class Case:
 def check_case_id(case_id: Any, where: str) -> str:
     """Validate a case id (ASCII letters, digits, `.`, `_`, `-`; not `.`/`..`): it names a
     folder on every filesystem the runs may travel to."""
-    if case_id is not None and not isinstance(case_id, str) and isinstance(case_id, (int, float)):
+    if isinstance(case_id, (int, float)):
         raise DatasetError(f"case id {case_id!r} is a number", path=where,
                            hint=f'quote it: id: "{case_id}" (YAML reads 0017 as a number)')
     if not isinstance(case_id, str) or not CASE_ID.match(case_id) or case_id in (".", ".."):

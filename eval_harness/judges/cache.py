@@ -4,8 +4,8 @@ Key: SHA-256 over JSON of (judge name, judge model, verdict kind and range, syst
 user prompt rendered with a fixed fence token, answer text, sample index, requested
 temperature and max_tokens). The prompt is the *rendered* prompt, so editing the rubric or
 changing the case input misses the cache; the sample index keeps ``samples: N`` draws
-distinct; a different temperature or token limit is a different call, so it misses too. Only valid verdicts are stored:
-failures are retried next time.
+distinct; a different temperature or token limit is a different call, so it misses too.
+Only valid verdicts are stored: failures are retried next time.
 
 File format (``<runs-dir>/<eval>/judge_cache.jsonl``), one JSON object per line::
 

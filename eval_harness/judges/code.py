@@ -69,10 +69,8 @@ class _Timed:
                                 on_abandon=self._guard.abandoned, name="code-judge-call")
         if not out.finished:
             raise JudgeFailure(f"timed out after {self.timeout:g}s")
-        if isinstance(out.error, Exception):
+        if out.error is not None:  # any exception (even SystemExit) is a judge failure
             raise JudgeFailure(last_line(out.error)) from None
-        if out.error is not None:  # SystemExit and the like: a judge bug, not a verdict
-            raise JudgeFailure(last_line(out.error))
         return out.value
 
 

@@ -228,13 +228,12 @@ class Engine:
         """Build every runner the plan needs before anything runs; a runner with a
         ``preflight(config_dir)`` hook checks its setup there (the python runner imports its
         function), so a broken setup is a ConfigError (exit 2) with no run dir written."""
-        seen: set[int] = set()
-        for cid in dict.fromkeys(c.condition.condition_id for c in plan.todo):
-            runner = self.runner_for(cid)
+        cids = {c.condition.condition_id for c in plan.todo}
+        runners = {id(r): r for r in map(self.runner_for, cids)}  # shared configs: once
+        for runner in runners.values():
             check = getattr(runner, "preflight", None)
-            if id(runner) not in seen and callable(check):
+            if callable(check):
                 check(self.exp.loaded.base_dir)
-            seen.add(id(runner))
 
     def _cancel(self) -> None:
         for runner in list(self._runners.values()):
