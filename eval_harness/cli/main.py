@@ -7,6 +7,7 @@ import sys
 import traceback
 from collections.abc import Sequence
 
+from eval_harness import redact
 from eval_harness.errors import EvalHarnessError
 
 SUBCOMMANDS = ("schema", "report", "calibrate")
@@ -63,8 +64,21 @@ def _dispatch(argv: list[str]) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the CLI; return the exit code (0, 1, 2, 3 or 130)."""
-    args = list(sys.argv[1:] if argv is None else argv)
+    """Run the CLI; return the exit code (0, 1, 2, 3 or 130).
+
+    Everything printed during the call passes through a stream that masks registered
+    secrets (``eval_harness.redact``); credential-named environment variables are
+    registered here, the config's own secrets when it is loaded."""
+    redact.register(redact.env_secrets())
+    out, err = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = redact.RedactingStream(out), redact.RedactingStream(err)  # type: ignore[assignment]
+    try:
+        return _main(list(sys.argv[1:] if argv is None else argv))
+    finally:
+        sys.stdout, sys.stderr = out, err
+
+
+def _main(args: list[str]) -> int:
     debug = "--debug" in args
     try:
         return _dispatch(args)
@@ -80,8 +94,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         return 0
     except Exception as exc:  # a bug, not a user error: one line unless --debug
-        if debug:
-            raise
+        if debug:  # printed here, not re-raised: the traceback passes through the mask
+            traceback.print_exc()
+            return 1
         print(f"internal error: {type(exc).__name__}: {exc} (rerun with --debug for the "
               "traceback; finished work is kept)", file=sys.stderr)
         return 1
