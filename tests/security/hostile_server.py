@@ -7,6 +7,7 @@ in ``server.seen``.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -23,14 +24,12 @@ class HostileServer:
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
 
-            def do_POST(self) -> None:  # noqa: N802 - http.server's name
+            def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length") or 0)
                 body = self.rfile.read(length)
                 seen.append({"path": self.path, "headers": dict(self.headers), "body": body})
-                try:
+                with contextlib.suppress(BrokenPipeError, ConnectionResetError):
                     behaviour(self)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass
 
             def log_message(self, *args: Any) -> None:
                 pass

@@ -89,7 +89,7 @@ def test_judge_deadline_is_wall_clock_per_request() -> None:
         os.environ["OPENAI_BASE_URL"] = api.url + "/v1"
         try:
             t0 = time.monotonic()
-            with pytest.raises(LLMError, match="within 0.4 s"):
+            with pytest.raises(LLMError, match=r"within 0\.4 s"):
                 complete(ModelRef("openai", "m"), "s", "u",
                          policy=RetryPolicy(attempts=2, base_delay=0.01, timeout=0.4))
             assert time.monotonic() - t0 < 2.5
