@@ -98,7 +98,7 @@ def run_analysis(
     name = _eval_name(frame, loaded, paths)
     out_dir = Path(args.output) if args.output else Path("analysis") / name
     if args.export_parquet:
-        frame.to_parquet(args.export_parquet)
+        _export_parquet(frame, args.export_parquet)
     per_judge = opts["per_judge"]
     rows = frame[frame["judge"] == "composite"] if "judge" in frame else frame.iloc[:0]
     if not per_judge and not rows["value"].notna().any():
@@ -170,6 +170,16 @@ def run_analysis(
         if bad:
             code = 1
     return code
+
+
+def _export_parquet(frame: Any, path: str) -> None:
+    """``--export-parquet``: pandas needs an optional engine (pyarrow or fastparquet); a
+    missing one is a usage error with the install hint, not an internal error."""
+    try:
+        frame.to_parquet(path)
+    except ImportError as exc:
+        raise UsageError(f"--export-parquet needs pyarrow or fastparquet ({exc})".replace("\n", " "),
+                         hint="pip install pyarrow") from None
 
 
 def _stratum(frame: Any) -> str | None:
