@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from eval_harness.config.loader import LoadedConfig, load_config
-from eval_harness.errors import AnalysisError, UsageError
+from eval_harness.errors import AnalysisError, NoUsableResults, UsageError
 
 
 def _options(args: argparse.Namespace, loaded: LoadedConfig | None) -> dict[str, Any]:
@@ -87,6 +87,7 @@ def run_analysis(
     from eval_harness.analysis.compare.gate import gate
     from eval_harness.analysis.compare.leaderboard import build_leaderboard
     from eval_harness.analysis.compare.verdicts import VerdictRule
+    from eval_harness.analysis.failures import find_failures
     from eval_harness.analysis.loader import load_runs
 
     frame = load_runs(list(paths), judge_specs=loaded.config if loaded else None,
@@ -99,18 +100,17 @@ def run_analysis(
     out_dir = Path(args.output) if args.output else Path("analysis") / name
     if args.export_parquet:
         _export_parquet(frame, args.export_parquet)
+    failures = find_failures(frame, paths)
+    _print_failures(failures)
+    if not failures.scored:
+        _no_scored_samples(out_dir, name, failures)
     per_judge = opts["per_judge"]
     rows = frame[frame["judge"] == "composite"] if "judge" in frame else frame.iloc[:0]
     if not per_judge and not rows["value"].notna().any():
-        if len(rows) and rows["errored"].all():
-            # nothing was scored at all: say so, instead of blaming judge ranges
-            print(f"note: every sample errored ({len(rows)}); there is nothing to analyse "
-                  "(see errored_samples in anova.json)", file=sys.stderr)
-        else:
-            # No composite can be formed (e.g. imported runs with a numeric judge of unknown
-            # range and no --config): screen each judge rather than report nothing.
-            per_judge = True
-            print("note: no composite could be formed (pass --config for judge score ranges); "
+        # No composite can be formed (e.g. imported runs with a numeric judge of unknown
+        # range and no --config): screen each judge rather than report nothing.
+        per_judge = True
+        print("note: no composite could be formed (pass --config for judge score ranges); "
                   "screening each judge instead (--per-judge)", file=sys.stderr)
     anova = build_anova(
         frame, method=opts["method"], correction=opts["correction"], alpha=opts["alpha"],
@@ -169,7 +169,43 @@ def run_analysis(
             print(f"regression: {reason}", file=sys.stderr)
         if bad:
             code = 1
+    if failures.dead_judges and not getattr(args, "allow_errored_judges", False):
+        names = ", ".join(f"`{j}`" for j in failures.dead_judges)
+        raise NoUsableResults(f"judge(s) {names} errored on every sample (reasons above); "
+                              "reports were written without them",
+                              hint="fix the judge, then `--rescore`; or pass "
+                                   "--allow-errored-judges to accept")
     return code
+
+
+def _print_failures(failures: Any) -> None:
+    """The first few distinct reasons of errored runs and of judges that never worked."""
+    from eval_harness.analysis.failures import format_reasons
+
+    if failures.n_errored:
+        print(f"errored: {failures.n_errored} of {failures.n_samples} samples: "
+              f"{format_reasons(failures.cell_reasons)}", file=sys.stderr)
+    for judge, (n, reasons) in failures.dead_judges.items():
+        print(f"judge `{judge}` errored on every sample ({n}): {format_reasons(reasons)}",
+              file=sys.stderr)
+
+
+def _no_scored_samples(out_dir: Path, name: str, failures: Any) -> None:
+    """Write reports saying there is nothing to analyse, then stop (exit 4)."""
+    from eval_harness.reports.no_results import no_results_document, write_no_results
+
+    if failures.all_errored:
+        headline = (f"every sample errored ({failures.n_errored} of {failures.n_samples}): "
+                    "nothing was scored")
+        hint = "fix the cause above (try one case: --limit 1 -v), then rerun with --retry-errors"
+    else:
+        headline = (f"no judge produced a value on any of the {failures.n_samples} samples "
+                    f"({failures.n_errored} errored runs)")
+        hint = "fix the judges, then `--rescore`"
+    doc = no_results_document(name, headline, failures.n_errored, dict(failures.cell_reasons), failures.dead_judges)
+    written = write_no_results(out_dir, doc)
+    print(f"wrote {', '.join(map(str, written))} (no scored samples)", file=sys.stderr)
+    raise NoUsableResults(f"no scored samples: {headline}", hint=hint)
 
 
 def _export_parquet(frame: Any, path: str) -> None:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -80,7 +80,8 @@ class EngineSummary:
     spend_usd: float = 0.0
     run_dirs: list[Path] = field(default_factory=list)
     statuses: dict[str, str] = field(default_factory=dict)  # run_id -> run.json status
-    aborted: str | None = None  # None | quota | interrupt
+    aborted: str | None = None  # None | quota | interrupt | terminated | error
+    reasons: Counter[str] = field(default_factory=Counter)  # errored cells: reason -> count
 
 
 @dataclass(frozen=True)
@@ -268,6 +269,8 @@ class Engine:
             with self._lock:
                 summary.ok += status == "ok"
                 summary.errored += status == "errored"
+                if status == "errored":
+                    summary.reasons[" ".join(str(rec.get("reason") or "unknown").split())[:200]] += 1
                 summary.spend_usd += cost or 0.0
                 self.index.add(cid, rep, rec["case_id"], entry)
                 progress.advance(errored=status == "errored", cost=cost)
