@@ -16,6 +16,9 @@ modes (default: run the matrix, then analyse and report):
   schema                print the JSON Schema of eval.yaml
   report                regenerate reports from analysis output + run directories
   calibrate             measure judge agreement with human labels
+  init [DIR]            write a starter eval (runs offline, no API key)
+  runs RUNS             list run directories: conditions, replications, statuses
+  show RUNS --case ID   one case across the conditions: answers, judge values, reasons
 
 exit codes: 0 ok; 1 threshold/regression gate failed; 2 usage/config error;
             3 aborted on quota/auth failure; 4 nothing usable (every cell errored, or a

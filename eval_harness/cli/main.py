@@ -19,12 +19,21 @@ from eval_harness.errors import (
     Terminated,
 )
 
-SUBCOMMANDS = ("schema", "report", "calibrate")
+SUBCOMMANDS = ("schema", "report", "calibrate", "init", "runs", "show")
+#: subcommands whose module has a ``main(argv) -> int``-style entry (imported only when used)
+_ENTRIES = {"init": ("eval_harness.cli.init_cmd", "main"),
+            "runs": ("eval_harness.cli.browse_cmd", "runs_main"),
+            "show": ("eval_harness.cli.browse_cmd", "show_main")}
 
 
 def _dispatch(argv: list[str]) -> int:
     if argv and argv[0] in SUBCOMMANDS:
         name, rest = argv[0], argv[1:]
+        if name in _ENTRIES:
+            import importlib
+
+            module, func = _ENTRIES[name]
+            return int(getattr(importlib.import_module(module), func)(rest))
         if name == "schema":
             from eval_harness.cli.args import build_schema_parser
             from eval_harness.config.models import EvalConfig

@@ -13,10 +13,11 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
 from eval_harness.errors import NoUsableResults, UsageError
-from eval_harness.matrix.experiment import prepare
-from eval_harness.runner.engine import EngineOptions, describe, execute
+from eval_harness.matrix.experiment import Experiment, prepare
+from eval_harness.runner.engine import EngineOptions, EngineSummary, describe, execute
 from eval_harness.runner.shard import parse_shard
 
 
@@ -35,8 +36,9 @@ def options_from_args(args: argparse.Namespace) -> EngineOptions:
     )
 
 
-def run(args: argparse.Namespace) -> int:
-    """Run every pending cell of the matrix, then analyse and report."""
+def run_matrix(args: argparse.Namespace) -> tuple[Experiment, EngineSummary, dict[str, Any]]:
+    """Run every pending cell of the matrix (no analysis); return the experiment, the
+    engine's summary and its one-line description (also printed on stderr)."""
     options = options_from_args(args)
     exp = prepare(args.config, cases=args.cases, limit=args.limit, condition_specs=args.condition)
     if not args.no_judge_check:
@@ -57,6 +59,12 @@ def run(args: argparse.Namespace) -> int:
         from eval_harness.analysis.failures import format_reasons
 
         print(f"[eval] errored: {format_reasons(summary.reasons)}", file=sys.stderr)
+    return exp, summary, info
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run every pending cell of the matrix, then analyse and report."""
+    exp, summary, info = run_matrix(args)
     if getattr(args, "json", False) and args.no_analysis:
         print(json.dumps(info))
     # every cell this invocation ran errored: never exit 0, even if older results exist
