@@ -35,3 +35,16 @@ def _forget_secrets():
 def cli():
     """The in-process CLI runner."""
     return run_cli
+
+
+@pytest.fixture(scope="session")
+def starter_runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The starter eval (``orchestrate init``) run once: returns runs/starter/ (40 runs'
+    worth of cases, no analysis). Read-only for the tests that share it."""
+    root = tmp_path_factory.mktemp("starter")
+    code, _, err = run_cli("init", str(root / "demo"))
+    assert code == 0, err
+    code, _, err = run_cli("--config", str(root / "demo" / "eval.yaml"), "--runs-dir",
+                           str(root / "runs"), "--no-analysis", "--concurrency", "4")
+    assert code == 0, err
+    return root / "runs" / "starter"
