@@ -35,7 +35,7 @@ def test_unknown_builtin_option_is_exit_2_with_path_and_hint(tmp_path: Path, jud
                                                              path: str, message: str) -> None:
     code, _, err = run_cli("--config", str(_config(tmp_path, judge)), "--dry-run")
     assert code == 2, err
-    assert f"{path}: {message}" in err
+    assert f"{path}: unknown option" in err and message in err
     assert "takes:" in err  # the hint lists the valid options
 
 
