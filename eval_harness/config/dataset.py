@@ -61,7 +61,32 @@ def check_case_id(case_id: Any, where: str) -> str:
     if not isinstance(case_id, str) or not CASE_ID.match(case_id) or case_id in (".", ".."):
         raise DatasetError(f"invalid case id {case_id!r}", path=where,
                            hint="case ids use ASCII letters, digits, `.`, `_`, `-`")
+    problem = folder_name_problem(case_id)
+    if problem:
+        shown = case_id if len(case_id) <= 60 else case_id[:57] + "..."
+        raise DatasetError(f"case id {shown!r} {problem}", path=where,
+                           hint="rename the case: its id is a folder name in every run")
     return case_id
+
+
+#: Windows device names, reserved with any extension (``con.txt``) and in any case
+RESERVED_NAMES = frozenset({"CON", "PRN", "AUX", "NUL", *(f"COM{i}" for i in range(1, 10)),
+                            *(f"LPT{i}" for i in range(1, 10))})
+MAX_ID_BYTES = 200
+
+
+def folder_name_problem(name: str) -> str | None:
+    """Why ``name`` cannot be a folder on common filesystems (or is skipped as hidden)."""
+    if len(name.encode("utf-8")) > MAX_ID_BYTES:
+        return (f"is {len(name.encode('utf-8'))} bytes long: at most {MAX_ID_BYTES} "
+                "(file systems cap a name at 255 bytes; the run path adds more)")
+    if name.startswith("."):
+        return "starts with a dot: a hidden folder, which the analysis skips"
+    if name.endswith("."):
+        return "ends with a dot: Windows drops it, so two ids could share a folder"
+    if name.split(".")[0].upper() in RESERVED_NAMES:
+        return "is a reserved device name on Windows (CON, PRN, AUX, NUL, COM1-9, LPT1-9)"
+    return None
 
 
 def _as_input(value: Any, where: str) -> dict[str, Any]:

@@ -18,6 +18,7 @@ from pydantic import BaseModel, ValidationError
 from eval_harness import redact
 from eval_harness.config.envvars import interpolate
 from eval_harness.config.extends import Origins, load_with_extends
+from eval_harness.config.judge_options import BUILTIN_OPTIONS, options_hint
 from eval_harness.config.models import EvalConfig
 from eval_harness.config.yamlio import KeyPath, format_path
 from eval_harness.errors import ConfigError
@@ -48,6 +49,7 @@ _HINTS: dict[str, str] = {
     "matrix.analysis.method": "use rm (default) or lmm",
     "judges": "each judge needs `name` and one kind field (check, prompt, a built-in...)",
     "runner.type": "one of cli, http, openai, anthropic, claude-code, python",
+    **{f"judges.{kind}": options_hint(kind) for kind in BUILTIN_OPTIONS},
 }
 
 
