@@ -25,7 +25,7 @@ def _options(args: argparse.Namespace, loaded: LoadedConfig | None) -> dict[str,
     analysis = None
     if loaded is not None and loaded.config.matrix is not None:
         analysis = loaded.config.matrix.analysis
-    method = args.method or (analysis.method if analysis else "rm")
+    method = args.method or (analysis.method if analysis else "auto")
     correction = args.correction or (analysis.correction if analysis else "holm")
     if correction == "fdr_bh":
         correction = "bh"

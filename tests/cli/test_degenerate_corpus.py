@@ -21,7 +21,8 @@ from tests.conftest import run_cli
 
 FACTORS = ["model", "effort"]
 CELLS = [("m1", "low"), ("m1", "high"), ("m2", "low"), ("m2", "high")]
-METHODS = [("--method", "rm"), ("--method", "lmm"), ("--method", "lmm", "--keep-incomplete")]
+METHODS = [("--method", "auto"), ("--method", "rm"), ("--method", "mixed"), ("--method", "lmm"),
+           ("--method", "lmm", "--keep-incomplete")]
 
 
 def _grid(value: Any, n_cases: int = 6, reps: int = 1) -> dict[tuple[str, str], dict[str, list[Any]]]:
