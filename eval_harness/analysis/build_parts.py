@@ -107,6 +107,9 @@ def contrasts_block(
             out[f] = _family(_pairs(model_contrasts(model, f, correction, alpha)), correction)
             out[f]["source"] = "fitted model"
             continue
+        if method == "mixed":  # the model could not be fitted (its terms say why)
+            out[f] = {**_family([], correction), "note": "no fitted model: no contrasts (see excluded_terms)"}
+            continue
         if y.shape[0] < 2:
             out[f] = {**_family([], correction), "note": "fewer than 2 complete cases: no contrasts"}
             continue
@@ -157,6 +160,8 @@ def simple_effects_block(
     out = []
     lv = [list(levels[f]) for f in kept]
     for factor, by in pairs:
+        if model is None and method == "mixed":
+            continue  # no fitted model (the terms are excluded with the reason)
         for at in levels[by]:
             res = (model_contrasts(model, factor, correction, alpha, within={by: at})
                    if model is not None else

@@ -146,6 +146,9 @@ def compute_analysis(
         per_judge=per_judge, keep_incomplete=opts["keep_incomplete"],
         simple_effects=opts["simple_effects"], judge_specs=loaded.config if loaded else None,
     )
+    for note in anova.get("notes", []):
+        if note.startswith("method auto → "):  # the automatic choice is printed, not only recorded
+            print(f"note: {note}", file=sys.stderr)
     rule = VerdictRule(pass_mark=opts["pass_mark"]) if opts["pass_mark"] is not None else None
     reference = parse_reference(args.reference) if args.reference else None
     baseline = load_baseline(args.baseline) if args.baseline else None
