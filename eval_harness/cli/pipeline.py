@@ -315,8 +315,35 @@ def resolve_paths(roots: Sequence[str | Path]) -> list[Path]:
     return paths
 
 
+def analysis_config(config: str | None, paths: Sequence[Path]) -> LoadedConfig | None:
+    """The config ``--analyze-only`` uses, said on stderr: ``--config``; else the one
+    recorded in the runs directory at run time (factor and level order, reference, judge
+    ranges, pass mark); else none (levels in the order found: the reference condition may
+    not be the one the run used)."""
+    from eval_harness.config.recorded import find_recorded, load_recorded
+
+    if config:
+        print(f"config: {config} (--config)", file=sys.stderr)
+        return load_config(config, strict=False)
+    recorded = find_recorded(paths)
+    for path in recorded:
+        loaded, source = load_recorded(path)
+        if loaded is None:
+            print(f"warning: {source}; ignoring it", file=sys.stderr)
+            continue
+        others = [str(p) for p in recorded if p != path]
+        print(f"config: recorded at run time in {path} (from {source}); pass --config to "
+              "use another" + (f"; also found {', '.join(others)}, not used" if others else ""),
+              file=sys.stderr)
+        return loaded
+    print("warning: no config (no --config, no recorded eval_config.json in the runs "
+          "directory): factor levels are taken in the order found, so the reference "
+          "condition may differ from the run's; pass --config eval.yaml", file=sys.stderr)
+    return None
+
+
 def analyze_only(args: argparse.Namespace) -> int:
-    """``--analyze-only DIR...``: analyse existing runs, with or without ``--config``."""
+    """``--analyze-only DIR...``: analyse existing runs, with ``--config``, the config
+    recorded at run time, or none (see :func:`analysis_config`)."""
     paths = resolve_paths(args.analyze_only)
-    loaded = load_config(args.config, strict=False) if args.config else None
-    return run_analysis(args, paths, loaded)
+    return run_analysis(args, paths, analysis_config(args.config, paths))

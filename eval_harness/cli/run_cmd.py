@@ -48,6 +48,11 @@ def run_matrix(args: argparse.Namespace) -> tuple[Experiment, EngineSummary, dic
     from eval_harness.judges.scorer import build_scorer
 
     scorer = build_scorer(exp, runs_dir=args.runs_dir)  # persists the verdict cache
+    from eval_harness.config.recorded import record_config
+    from eval_harness.store.rundirs import utc_now
+
+    # the config this run used, for --analyze-only without --config
+    record_config(exp.loaded, Path(args.runs_dir) / exp.name, utc_now())
     summary = execute(exp, scorer, options)
     info = describe(summary)
     shard = f" (shard {options.shard})" if options.shard else ""
