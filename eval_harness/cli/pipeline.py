@@ -128,8 +128,12 @@ def compute_analysis(
         _export_parquet(frame, args.export_parquet)
     failures = find_failures(frame, paths)
     _print_failures(failures)
-    if not failures.scored:
-        _no_scored_samples(out_dir, name, failures)
+    if not failures.scored:  # a valid (empty) anova.json, and reports saying why
+        empty = build_anova(frame, method=opts["method"], correction=opts["correction"],
+                            alpha=opts["alpha"], per_judge=False,
+                            keep_incomplete=opts["keep_incomplete"],
+                            judge_specs=loaded.config if loaded else None)
+        _no_scored_samples(out_dir, name, failures, empty)
     per_judge = opts["per_judge"]
     rows = frame[frame["judge"] == "composite"] if "judge" in frame else frame.iloc[:0]
     if not per_judge and not rows["value"].notna().any():
@@ -251,7 +255,7 @@ def _print_failures(failures: Any) -> None:
               file=sys.stderr)
 
 
-def _no_scored_samples(out_dir: Path, name: str, failures: Any) -> None:
+def _no_scored_samples(out_dir: Path, name: str, failures: Any, anova: dict[str, Any]) -> None:
     """Write reports saying there is nothing to analyse, then stop (exit 4)."""
     from eval_harness.reports.no_results import no_results_document, write_no_results
 
@@ -265,7 +269,7 @@ def _no_scored_samples(out_dir: Path, name: str, failures: Any) -> None:
         hint = "fix the judges, then `--rescore`"
     doc = no_results_document(name, headline, failures.n_errored, dict(failures.cell_reasons),
                               failures.dead_judges)
-    written = write_no_results(out_dir, doc)
+    written = write_no_results(out_dir, doc, anova)
     print(f"wrote {', '.join(map(str, written))} (no scored samples)", file=sys.stderr)
     raise NoUsableResults(f"no scored samples: {headline}", hint=hint)
 

@@ -48,11 +48,7 @@ def run_matrix(args: argparse.Namespace) -> tuple[Experiment, EngineSummary, dic
     from eval_harness.judges.scorer import build_scorer
 
     scorer = build_scorer(exp, runs_dir=args.runs_dir)  # persists the verdict cache
-    from eval_harness.config.recorded import record_config
-    from eval_harness.store.rundirs import utc_now
-
-    # the config this run used, for --analyze-only without --config
-    record_config(exp.loaded, Path(args.runs_dir) / exp.name, utc_now())
+    _record(exp, Path(args.runs_dir) / exp.name)
     summary = execute(exp, scorer, options)
     info = describe(summary)
     shard = f" (shard {options.shard})" if options.shard else ""
@@ -65,6 +61,22 @@ def run_matrix(args: argparse.Namespace) -> tuple[Experiment, EngineSummary, dic
 
         print(f"[eval] errored: {format_reasons(summary.reasons)}", file=sys.stderr)
     return exp, summary, info
+
+
+def _record(exp: Experiment, eval_dir: Path) -> None:
+    """Say which agent files changed since the last run (their cells are stale and rerun:
+    the file hashes are in the config digest), then record this run's config and hashes."""
+    from eval_harness.config.recorded import record_config, recorded_fingerprint
+    from eval_harness.matrix.fingerprint import changed_files
+    from eval_harness.store.rundirs import utc_now
+
+    before = recorded_fingerprint(eval_dir)
+    if before is not None:
+        changed = changed_files(before, exp.fingerprint)
+        if changed:
+            print(f"[eval] the agent changed since the last run: {', '.join(changed)}; "
+                  "its cells are stale and rerun", file=sys.stderr)
+    record_config(exp.loaded, eval_dir, utc_now(), exp.fingerprint)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -27,12 +27,15 @@ RECORDED = "eval_config.json"
 SCHEMA_VERSION = 1
 
 
-def record_config(loaded: LoadedConfig, eval_dir: Path, written_at: str) -> Path:
-    """Write ``eval_dir/eval_config.json`` (atomically; concurrent shards write the same)."""
+def record_config(loaded: LoadedConfig, eval_dir: Path, written_at: str,
+                  fingerprint: dict[str, str] | None = None) -> Path:
+    """Write ``eval_dir/eval_config.json`` (atomically; concurrent shards write the same),
+    with the agent's file hashes (``fingerprint``) to name what changed next time."""
     eval_dir.mkdir(parents=True, exist_ok=True)
     raw = {k: v for k, v in loaded.raw.items() if k != "extends"}  # already merged
     doc = {"schema_version": SCHEMA_VERSION, "source": str(loaded.path),
-           "written_at": written_at, "config": mask_secrets(raw)}
+           "written_at": written_at, "config": mask_secrets(raw),
+           "fingerprint": dict(fingerprint or {})}
     path = eval_dir / RECORDED
     tmp = path.with_name(f".{RECORDED}.{os.getpid()}.tmp")
     tmp.write_text(json.dumps(doc, indent=2, default=str, ensure_ascii=False) + "\n",
@@ -66,3 +69,13 @@ def load_recorded(path: Path) -> tuple[LoadedConfig | None, str]:
         return None, f"{path} is unusable ({first})"
     return LoadedConfig(config=config, raw=raw, path=path.resolve(), origins={}), str(
         doc.get("source") or "unknown")
+
+
+def recorded_fingerprint(eval_dir: Path) -> dict[str, str] | None:
+    """The agent file hashes recorded by the previous run, or None (no readable record)."""
+    try:
+        doc = json.loads((eval_dir / RECORDED).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    files = doc.get("fingerprint") if isinstance(doc, dict) else None
+    return {str(k): str(v) for k, v in files.items()} if isinstance(files, dict) else None
