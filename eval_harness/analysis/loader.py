@@ -1,4 +1,4 @@
-"""Run directories → one tidy DataFrame (notes/TIDY_FRAME.md), fast.
+"""Run directories → one tidy DataFrame (docs/api.md, the tidy frame), fast.
 
 `load_runs(path | [paths])` walks every root for run directories (`discover`), reads this
 tool's `run.json` / `condition.json` + `cases/*/record.json` and agent-eval-harness's
