@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from eval_harness import redact
 from eval_harness.cli.main import main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -20,6 +21,14 @@ def run_cli(*argv: str) -> tuple[int, str, str]:
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         code = main(list(argv))
     return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture(autouse=True)
+def _forget_secrets():
+    """Secrets registered by one test (eval_harness.redact is process-wide) never mask
+    another test's output."""
+    yield
+    redact.clear()
 
 
 @pytest.fixture

@@ -16,7 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from eval_harness.config.loader import LoadedConfig, load_config
-from eval_harness.errors import AnalysisError, UsageError
+from eval_harness.errors import AnalysisError, NoUsableResults, UsageError
+from eval_harness.redact import redact
 
 
 def _options(args: argparse.Namespace, loaded: LoadedConfig | None) -> dict[str, Any]:
@@ -64,7 +65,7 @@ def _factor_levels(loaded: LoadedConfig | None) -> dict[str, list[Any]] | None:
 def _write_json(path: Path, data: Any) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2, default=str, allow_nan=False) + "\n")
+    tmp.write_text(redact(json.dumps(data, indent=2, default=str, allow_nan=False)) + "\n")
     tmp.replace(path)
 
 
@@ -92,6 +93,8 @@ class AnalysisOutputs:
     exported: Path | None = None  #: the --export baseline file, when written
     export_note: str = ""  #: one line saying what --export wrote
     failures: list[str] = field(default_factory=list)  #: threshold / regression gate lines
+    #: judges that errored on every sample they saw (named, with reasons, on stderr)
+    errored_judges: list[str] = field(default_factory=list)
 
     @property
     def exit_code(self) -> int:
@@ -111,6 +114,7 @@ def compute_analysis(
     from eval_harness.analysis.compare.gate import gate
     from eval_harness.analysis.compare.leaderboard import build_leaderboard
     from eval_harness.analysis.compare.verdicts import VerdictRule
+    from eval_harness.analysis.failures import find_failures
     from eval_harness.analysis.loader import load_runs
 
     frame = load_runs(list(paths), judge_specs=loaded.config if loaded else None,
@@ -122,20 +126,21 @@ def compute_analysis(
     name = _eval_name(frame, loaded, paths)
     out_dir = Path(args.output) if args.output else Path("analysis") / name
     if args.export_parquet:
-        frame.to_parquet(args.export_parquet)
+        _export_parquet(frame, args.export_parquet)
+    failures = find_failures(frame, paths)
+    _print_failures(failures)
+    if not failures.scored:
+        _no_scored_samples(out_dir, name, failures)
     per_judge = opts["per_judge"]
     rows = frame[frame["judge"] == "composite"] if "judge" in frame else frame.iloc[:0]
     if not per_judge and not rows["value"].notna().any():
-        if len(rows) and rows["errored"].all():
-            # nothing was scored at all: say so, instead of blaming judge ranges
-            print(f"note: every sample errored ({len(rows)}); there is nothing to analyse "
-                  "(see errored_samples in anova.json)", file=sys.stderr)
-        else:
-            # No composite can be formed (e.g. imported runs with a numeric judge of unknown
-            # range and no --config): screen each judge rather than report nothing.
-            per_judge = True
-            print("note: no composite could be formed (pass --config for judge score ranges); "
-                  "screening each judge instead (--per-judge)", file=sys.stderr)
+        # No composite can be formed (e.g. imported runs with a numeric judge of unknown
+        # range and no --config): screen each judge rather than report nothing.
+        per_judge = True
+        why = ("judges errored (above)" if failures.dead_judges
+               else "pass --config for judge score ranges")
+        print(f"note: no composite could be formed ({why}); screening each judge instead "
+              "(--per-judge)", file=sys.stderr)
     anova = build_anova(
         frame, method=opts["method"], correction=opts["correction"], alpha=opts["alpha"],
         per_judge=per_judge, keep_incomplete=opts["keep_incomplete"],
@@ -167,7 +172,8 @@ def compute_analysis(
     files.update({f"report.{kind}": path for kind, path in written.items()})
     out = AnalysisOutputs(frame=frame, anova=anova, comparisons=comparisons,
                           leaderboard=leaderboard, thresholds=thresholds, pairwise=pairwise,
-                          out_dir=out_dir, files=files)
+                          out_dir=out_dir, files=files,
+                          errored_judges=list(failures.dead_judges))
     if args.export:
         from eval_harness import __version__
 
@@ -225,7 +231,54 @@ def run_analysis(
         print(out.export_note, file=sys.stderr)
     for line in out.failures:
         print(line, file=sys.stderr)
+    if out.errored_judges and not getattr(args, "allow_errored_judges", False):
+        names = ", ".join(f"`{j}`" for j in out.errored_judges)
+        raise NoUsableResults(f"judge(s) {names} errored on every sample (reasons above); "
+                              "reports were written without them",
+                              hint="fix the judge, then `--rescore`; or pass "
+                                   "--allow-errored-judges to accept")
     return out.exit_code
+
+
+def _print_failures(failures: Any) -> None:
+    """The first few distinct reasons of errored runs and of judges that never worked."""
+    from eval_harness.analysis.failures import format_reasons
+
+    if failures.n_errored:
+        print(f"errored: {failures.n_errored} of {failures.n_samples} samples: "
+              f"{format_reasons(failures.cell_reasons)}", file=sys.stderr)
+    for judge, (n, reasons) in failures.dead_judges.items():
+        print(f"judge `{judge}` errored on every sample ({n}): {format_reasons(reasons)}",
+              file=sys.stderr)
+
+
+def _no_scored_samples(out_dir: Path, name: str, failures: Any) -> None:
+    """Write reports saying there is nothing to analyse, then stop (exit 4)."""
+    from eval_harness.reports.no_results import no_results_document, write_no_results
+
+    if failures.all_errored:
+        headline = (f"every sample errored ({failures.n_errored} of {failures.n_samples}): "
+                    "nothing was scored")
+        hint = "fix the cause above (try one case: --limit 1 -v), then rerun with --retry-errors"
+    else:
+        headline = (f"no judge produced a value on any of the {failures.n_samples} samples "
+                    f"({failures.n_errored} errored runs)")
+        hint = "fix the judges, then `--rescore`"
+    doc = no_results_document(name, headline, failures.n_errored, dict(failures.cell_reasons),
+                              failures.dead_judges)
+    written = write_no_results(out_dir, doc)
+    print(f"wrote {', '.join(map(str, written))} (no scored samples)", file=sys.stderr)
+    raise NoUsableResults(f"no scored samples: {headline}", hint=hint)
+
+
+def _export_parquet(frame: Any, path: str) -> None:
+    """``--export-parquet``: pandas needs an optional engine (pyarrow or fastparquet); a
+    missing one is a usage error with the install hint, not an internal error."""
+    try:
+        frame.to_parquet(path)
+    except ImportError as exc:
+        raise UsageError(f"--export-parquet needs pyarrow or fastparquet ({exc})".replace("\n", " "),
+                         hint="pip install pyarrow") from None
 
 
 def _stratum(frame: Any) -> str | None:

@@ -57,7 +57,7 @@ def test_show_errored_sample_gives_the_reason(tmp_path: Path) -> None:
         "judges:\n  - name: j\n    check: 'return True, \"\"'\n")
     code, _, err = run_cli("--config", str(tmp_path / "eval.yaml"), "--runs-dir",
                            str(tmp_path / "runs"), "--no-analysis")
-    assert code == 0, err
+    assert code == 4, err  # every cell errored: never exit 0 (issue 12)
     code, out, err = run_cli("show", str(tmp_path / "runs" / "broken"))
     assert code == 0, err
     assert out.count(" errored ") == 2
