@@ -11,6 +11,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+from eval_harness import redact
 from eval_harness.errors import (
     INTERNAL_ERROR_EXIT,
     INTERRUPTED_EXIT,
@@ -36,10 +37,10 @@ def _dispatch(argv: list[str]) -> int:
             return int(getattr(importlib.import_module(module), func)(rest))
         if name == "schema":
             from eval_harness.cli.args import build_schema_parser
-            from eval_harness.config.models import EvalConfig
+            from eval_harness.config.schema import eval_schema
 
             build_schema_parser().parse_args(rest)
-            print(json.dumps(EvalConfig.model_json_schema(by_alias=True), indent=2))
+            print(json.dumps(eval_schema(), indent=2))
             return 0
         if name == "report":
             from eval_harness.cli.report_cmd import main as report_main
@@ -101,8 +102,21 @@ def sigterm_as_interrupt() -> Iterator[None]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the CLI; return the exit code (0, 1, 2, 3, 4, 70, 130 or 143; see errors.py)."""
-    args = list(sys.argv[1:] if argv is None else argv)
+    """Run the CLI; return the exit code (0, 1, 2, 3, 4, 70, 130 or 143; see errors.py).
+
+    Everything printed during the call passes through a stream that masks registered
+    secrets (``eval_harness.redact``); credential-named environment variables are
+    registered here, the config's own secrets when it is loaded."""
+    redact.register(redact.env_secrets())
+    out, err = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = redact.RedactingStream(out), redact.RedactingStream(err)  # type: ignore[assignment]
+    try:
+        return _main(list(sys.argv[1:] if argv is None else argv))
+    finally:
+        sys.stdout, sys.stderr = out, err
+
+
+def _main(args: list[str]) -> int:
     debug = "--debug" in args
     try:
         with sigterm_as_interrupt():
@@ -122,9 +136,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         return INTERRUPTED_EXIT
     except BrokenPipeError:
         return 0
-    except Exception as exc:  # a bug, not a user error: one line unless --debug
+    except ModuleNotFoundError as exc:  # e.g. ./orchestrate.py run by a Python without the deps
         if debug:
             raise
+        print(f"error: the module {exc.name or exc!s} is not installed in this Python "
+              f"({sys.executable}) (hint: install the project first: python3 -m venv .venv && "
+              ".venv/bin/pip install -e . — then run .venv/bin/orchestrate ...)", file=sys.stderr)
+        return 2
+    except Exception as exc:  # a bug, not a user error: one line unless --debug
+        if debug:  # printed here, not re-raised: the traceback passes through the mask
+            traceback.print_exc()
+            return INTERNAL_ERROR_EXIT
         print(f"internal error: {type(exc).__name__}: {exc} (rerun with --debug for the "
               "traceback; finished work is kept)", file=sys.stderr)
         return INTERNAL_ERROR_EXIT

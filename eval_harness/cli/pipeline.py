@@ -17,6 +17,7 @@ from typing import Any
 
 from eval_harness.config.loader import LoadedConfig, load_config
 from eval_harness.errors import AnalysisError, NoUsableResults, UsageError
+from eval_harness.redact import redact
 
 
 def _options(args: argparse.Namespace, loaded: LoadedConfig | None) -> dict[str, Any]:
@@ -64,7 +65,7 @@ def _factor_levels(loaded: LoadedConfig | None) -> dict[str, list[Any]] | None:
 def _write_json(path: Path, data: Any) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2, default=str, allow_nan=False) + "\n")
+    tmp.write_text(redact(json.dumps(data, indent=2, default=str, allow_nan=False)) + "\n")
     tmp.replace(path)
 
 

@@ -17,9 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from eval_harness.config.jsonl import read_jsonl
+from eval_harness.config.yamlio import YamlProblem, parse_yaml, read_yaml_text
 from eval_harness.errors import DatasetError
 
 CASE_ID = re.compile(r"^[A-Za-z0-9._-]+$")
@@ -101,8 +100,10 @@ def _as_input(value: Any, where: str) -> dict[str, Any]:
 
 def _read_yaml(path: Path) -> Any:
     try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (yaml.YAMLError, OSError, UnicodeDecodeError) as exc:
+        return parse_yaml(read_yaml_text(path))[0]
+    except YamlProblem as exc:
+        raise DatasetError(exc.problem, file=str(path), line=exc.line) from None
+    except (OSError, UnicodeDecodeError) as exc:
         raise DatasetError(f"cannot read: {exc}".splitlines()[0], file=str(path)) from None
 
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from eval_harness import redact
 from eval_harness.config.envvars import interpolate
 from eval_harness.config.extends import Origins, load_with_extends
 from eval_harness.config.judge_options import BUILTIN_OPTIONS, options_hint
@@ -158,6 +159,7 @@ def load_config(
         config = EvalConfig.model_validate(_strip_for_validation(resolved))
     except ValidationError as exc:
         raise validation_to_config_error(exc, origins, str(file)) from None
+    redact.register(redact.config_secrets(merged, environ))  # masked in all output from now
     return LoadedConfig(config=config, raw=merged, path=file.resolve(), origins=origins)
 
 

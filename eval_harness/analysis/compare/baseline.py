@@ -36,6 +36,7 @@ import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from eval_harness.errors import ConfigError, UsageError
+from eval_harness.redact import redact
 
 KIND = "eval_harness.baseline"
 SCHEMA_VERSION = 1
@@ -212,7 +213,7 @@ def export_baseline(
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".baseline-", suffix=".tmp")
     with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        json.dump(doc, fh, indent=1, allow_nan=False)
+        fh.write(redact(json.dumps(doc, indent=1, allow_nan=False)))
         fh.write("\n")
     os.replace(tmp, target)
     return doc
@@ -245,7 +246,7 @@ def _validate(raw: Any, file: str) -> BaselineFile:
 
 
 def load_baseline(path: str | os.PathLike[str]) -> pd.DataFrame:
-    """Read a baseline file into the tidy frame (notes/TIDY_FRAME.md).
+    """Read a baseline file into the tidy frame (docs/api.md, the tidy frame).
 
     Raises ConfigError naming the file on unreadable JSON, a wrong ``kind`` or
     ``schema_version``, or a malformed entry (with its key path).
