@@ -13,6 +13,7 @@ import json
 import sys
 from pathlib import Path
 
+from eval_harness.cli.args import config_overrides, input_overrides
 from eval_harness.errors import UsageError
 from eval_harness.matrix.experiment import prepare
 from eval_harness.runner.engine import EngineOptions, describe, execute
@@ -37,7 +38,9 @@ def options_from_args(args: argparse.Namespace) -> EngineOptions:
 def run(args: argparse.Namespace) -> int:
     """Run every pending cell of the matrix, then analyse and report."""
     options = options_from_args(args)
-    exp = prepare(args.config, cases=args.cases, limit=args.limit, condition_specs=args.condition)
+    exp = prepare(args.config, cases=args.cases, limit=args.limit,
+                  overrides=config_overrides(args), input_overrides=input_overrides(args),
+                  condition_specs=args.condition)
     if not args.no_judge_check:
         from eval_harness.judges.preflight import check_judge_models
 

@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from eval_harness.config.aeh_compat import translate
 from eval_harness.config.envvars import interpolate
 from eval_harness.config.extends import Origins, load_with_extends
 from eval_harness.config.models import EvalConfig
@@ -136,7 +137,8 @@ def _strip_for_validation(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def load_config(
-    path: str | Path, env: Mapping[str, str] | None = None, *, strict: bool = True
+    path: str | Path, env: Mapping[str, str] | None = None, *, strict: bool = True,
+    overrides: Mapping[str, Any] | None = None,
 ) -> LoadedConfig:
     """Load and validate ``path``.
 
@@ -147,7 +149,12 @@ def load_config(
     if not file.exists():
         raise ConfigError("config file not found", file=str(file), hint="pass --config PATH")
     merged, origins = load_with_extends(file)
+    if overrides:
+        from eval_harness.config.extends import deep_merge
+
+        merged = deep_merge(merged, dict(overrides))
     environ = os.environ if env is None else env
+    merged = translate(merged, file, environ)  # agent-eval-harness's keys -> ours
     if strict:
         resolved = interpolate(merged, environ, lines=origins)
     else:
