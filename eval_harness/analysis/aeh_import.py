@@ -29,14 +29,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-import yaml
-
+from eval_harness.config.yamlio import parse_yaml, read_yaml_text
 from eval_harness.judges.reward import DEFAULT_RANGE, JudgeResult, RewardSpec, reward
-
-try:  # the C loader is ~10x faster on large summaries
-    _Loader: Any = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover - libyaml missing
-    _Loader = yaml.SafeLoader
 
 SUMMARY = "summary.yaml"
 CONDITION = "condition.json"
@@ -212,9 +206,9 @@ def read_aeh_run(run_dir: str, rule: AehRule | None = None) -> tuple[dict[str, A
     `replication` (assigned by the loader over runs with the same levels).
     """
     try:
-        with open(os.path.join(run_dir, SUMMARY), encoding="utf-8") as fh:
-            summary = yaml.load(fh, Loader=_Loader) or {}
-    except (OSError, ValueError, yaml.YAMLError) as exc:
+        # bounded: size, alias expansion, depth; duplicate keys refused (config.yamlio)
+        summary = parse_yaml(read_yaml_text(os.path.join(run_dir, SUMMARY)))[0] or {}
+    except (OSError, ValueError) as exc:  # YamlProblem and UnicodeDecodeError are ValueErrors
         first = (str(exc).splitlines() or [type(exc).__name__])[0]
         raise UnreadableRun(f"{SUMMARY}: {first}") from None
     if not isinstance(summary, dict) or not isinstance(summary.get("per_case") or {}, dict):
