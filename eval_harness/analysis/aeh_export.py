@@ -121,6 +121,7 @@ def aeh_fields(anova: Mapping[str, Any], frame: pd.DataFrame) -> dict[str, Any]:
     out["anova"] = _anova_block(anova, frame)
     out["pareto_frontier"] = _pareto(summaries)
     per_case: dict[str, dict[str, float]] = {}
+    factors = sorted(factors)  # its key order: "a=x, b=y" over sorted factor names
     if factors and len(comp):
         grouped = comp.groupby([*factors, "case_id"], dropna=False)["value"].mean()
         for idx, value in grouped.items():

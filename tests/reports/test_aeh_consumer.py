@@ -70,10 +70,10 @@ def test_one_factor_renders_f_and_p(tmp_path: Path) -> None:
     assert view["significant"] == []  # p = 0.141
     assert doc["anova"]["factor"] == "context"
     assert doc["anova"]["f_statistic"] == pytest.approx(75 / 19)
-    # generalised eta squared SS_A / (SS_A + SS_case + SS_AxCase) = 0.1953 / (0.1953 + 0.8848 +
-    # 0.1484); R: afex::aov_ez("case", "y", d, within = "context")$anova_table$ges  # 0.159
+    # generalised eta squared SS_A / (SS_A + SS_case + SS_AxCase) = 0.1953 / (0.1953 + 0.8359 +
+    # 0.1484) = 0.1656; R: afex::aov_ez("case", "y", d, within = "context")$anova_table$ges
     assert doc["anova"]["details"][0]["ng2"] == pytest.approx(
-        0.1953125 / (0.1953125 + 0.884765625 + 0.1484375), abs=1e-9)
+        0.1953125 / (0.1953125 + 0.8359375 + 0.1484375), abs=1e-9)
     means = {c["context"]: (c["mean"], c["n"], c["std"]) for c in doc["condition_summaries"]}
     assert means["cognee"][:2] == (0.625, 4) and means["none"][:2] == (0.3125, 4)
     # its std: sample sd of the per-case composites (statistics.stdev([1, .75, .75, 0]))
