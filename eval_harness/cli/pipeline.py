@@ -150,6 +150,9 @@ def compute_analysis(
         per_judge=per_judge, keep_incomplete=opts["keep_incomplete"],
         simple_effects=opts["simple_effects"], judge_specs=loaded.config if loaded else None,
     )
+    from eval_harness.analysis.aeh_export import aeh_fields
+
+    anova = aeh_fields(anova, frame)  # what agent-eval-harness's consumers read, beside ours
     rule = VerdictRule(pass_mark=opts["pass_mark"]) if opts["pass_mark"] is not None else None
     reference = parse_reference(args.reference) if args.reference else None
     baseline = load_baseline(args.baseline) if args.baseline else None
@@ -168,9 +171,11 @@ def compute_analysis(
     _write_json(out_dir / "thresholds.json", {"results": thresholds})
     from eval_harness.reports.writer import write_reports
 
-    written = write_reports(out_dir, anova=anova, frame=frame, comparisons=comparisons,
-                            leaderboard=leaderboard, thresholds=thresholds, pairwise=pairwise,
-                            runs_root=list(paths))
+    written: dict[str, Path] = {}
+    if not getattr(args, "no_report", False):
+        written = write_reports(out_dir, anova=anova, frame=frame, comparisons=comparisons,
+                                leaderboard=leaderboard, thresholds=thresholds,
+                                pairwise=pairwise, runs_root=list(paths))
     files = {name: out_dir / name for name in
              ("anova.json", "comparisons.json", "leaderboard.json", "thresholds.json")}
     files.update({f"report.{kind}": path for kind, path in written.items()})

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from eval_harness.cli.args import config_overrides, input_overrides
 from eval_harness.errors import NoUsableResults, UsageError
 from eval_harness.matrix.experiment import Experiment, prepare
 from eval_harness.runner.engine import EngineOptions, EngineSummary, describe, execute
@@ -40,7 +41,9 @@ def run_matrix(args: argparse.Namespace) -> tuple[Experiment, EngineSummary, dic
     """Run every pending cell of the matrix (no analysis); return the experiment, the
     engine's summary and its one-line description (also printed on stderr)."""
     options = options_from_args(args)
-    exp = prepare(args.config, cases=args.cases, limit=args.limit, condition_specs=args.condition)
+    exp = prepare(args.config, cases=args.cases, limit=args.limit,
+                  overrides=config_overrides(args), input_overrides=input_overrides(args),
+                  condition_specs=args.condition)
     if not args.no_judge_check:
         from eval_harness.judges.preflight import check_judge_models
 

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from eval_harness.config.dataset import Case, load_dataset
 from eval_harness.config.loader import LoadedConfig, load_config
+from eval_harness.config.matrix_model import MatrixBlock
 from eval_harness.config.models import EvalConfig
 from eval_harness.errors import ConfigError, UsageError
 from eval_harness.matrix.builder import Condition, Matrix, MatrixBuilder
@@ -98,16 +99,26 @@ def runner_uses_model(cfg: EvalConfig) -> bool:
 def prepare(
     config_path: str | Path, *, cases: Sequence[str] | None = None, limit: int | None = None,
     condition_specs: Sequence[str] | None = None, env: Mapping[str, str] | None = None,
-    require_runner: bool = True,
+    require_runner: bool = True, overrides: Mapping[str, Any] | None = None,
+    input_overrides: Mapping[str, Any] | None = None,
 ) -> Experiment:
-    """Load, validate and expand; raise ConfigError (exit 2) on anything wrong."""
-    loaded = load_config(config_path, env)
+    """Load, validate and expand; raise ConfigError (exit 2) on anything wrong.
+
+    ``overrides`` (flags such as ``--model``) are merged over the file's keys;
+    ``input_overrides`` (``--input-override``) into every case's input."""
+    loaded = load_config(config_path, env, overrides=overrides)
     cfg = loaded.config
     raw_matrix: Any = loaded.raw.get("matrix")
+    block: Any = cfg.matrix
     if raw_matrix is None:
-        raise ConfigError("a `matrix` block is required to run", path="matrix",
-                          file=str(loaded.path), hint="write matrix: {factors: {model: [a, b]}}")
-    matrix = MatrixBuilder.from_yaml(cfg.matrix, strict=True, origins=loaded.origins,
+        # agent-eval-harness runs a config without `matrix` as one run of models.skill
+        if not cfg.models.skill:
+            raise ConfigError("no `matrix` block and no models.skill: nothing says what to run",
+                              path="matrix", file=str(loaded.path),
+                              hint="write matrix: {factors: {model: [a, b]}}, set models.skill "
+                              "or pass --model")
+        block = MatrixBlock.model_validate({"factors": {"model": [cfg.models.skill]}})
+    matrix = MatrixBuilder.from_yaml(block, strict=True, origins=loaded.origins,
                                      file=str(loaded.path))
     if require_runner and cfg.runner is None:
         raise ConfigError("a `runner` block is required to run", path="runner",
@@ -117,6 +128,8 @@ def prepare(
                           hint="dataset: {path: cases/}")
     dataset_path = (loaded.base_dir / cfg.dataset.path)
     case_list = load_dataset(dataset_path, only=cases, limit=limit)
+    if input_overrides:
+        case_list = [replace(c, input={**c.input, **input_overrides}) for c in case_list]
     conditions = select_conditions(matrix.condition_list(), condition_specs)
     effective = {c.condition_id: effective_config(loaded, c, env) for c in conditions}
     for cond in conditions:
