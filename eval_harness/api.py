@@ -256,14 +256,13 @@ def analyze(
     ``keep_incomplete``, ``simple_effects`` (``"model:effort"`` or ``"auto"``),
     ``reference``, ``baseline``, ``export``, ``compact``, ``fail_on_regression``, ...
     """
-    from eval_harness.cli.pipeline import compute_analysis, resolve_paths
-    from eval_harness.config.loader import load_config
+    from eval_harness.cli.pipeline import analysis_config, compute_analysis, resolve_paths
 
     roots = [runs] if isinstance(runs, (str, os.PathLike)) else list(runs)
     args = _namespace(analyze_only=[os.fspath(r) for r in roots],
                       config=None if config is None else os.fspath(config), **overrides)
     paths = resolve_paths(args.analyze_only)
-    loaded = load_config(args.config, strict=False) if args.config else None
+    loaded = analysis_config(args.config, paths)  # --config, else the recorded one
     return _analysis(compute_analysis(args, paths, loaded), console)
 
 
