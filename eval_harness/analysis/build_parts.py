@@ -210,6 +210,7 @@ def per_judge_block(
                 "terms": terms,
                 "excluded_terms": [{"term": e.term, "reason": e.reason} for e in res.excluded_terms],
                 "n_cases": res.n_cases,
+                "method": res.method,  # under auto each judge's own choice (rm | mixed)
                 "excluded_cases": len(screen.excluded_cases.get(j, [])),
             }
         excluded += [{"judge": e.judge, "reason": e.reason} for e in screen.excluded]

@@ -9,7 +9,9 @@ tests/analysis/stats/r_reference/random_slopes.R):
 2. lme4's identifiability check: while N ≤ n_cases · q (as many random effects as
    observations), drop the last slope term.
 3. Fit with correlated effects `(1 + ... | case)`. If singular (a θ on its lower bound,
-   `lme4::isSingular`, tol 1e-4): uncorrelated `(1 + ... || case)`.
+   `lme4::isSingular`, tol 1e-4): uncorrelated `(1 + ... || case)`. With more than
+   MAX_CORRELATED = 6 random effects per case (e.g. four 2-level factors) the correlated
+   fit is skipped and the rule starts at `||`.
 4. While the `||` fit is singular: drop every slope term with a zero-variance column and
    refit. A zero *intercept* variance is kept: the fit is reported at the boundary.
 
@@ -48,6 +50,9 @@ from eval_harness.analysis.stats.reml import WaldFit, satterthwaite_nu, wald_ter
 from eval_harness.analysis.stats.results import AnovaResult, Contrast, ExcludedTerm, TermResult
 
 MIXED_LABEL = "mixed model with by-case random slopes (REML, Satterthwaite df)"
+#: above this many random effects per case the correlated fit is skipped (its θ has
+#: q(q+1)/2 entries and the Satterthwaite Hessian needs O(q⁴) deviance evaluations)
+MAX_CORRELATED = 6
 
 
 @dataclass(frozen=True)
@@ -142,10 +147,18 @@ def choose_and_fit(sums: CaseSums, cols: Mapping[tuple[int, ...], np.ndarray], k
     correlated = True
     fit: MixedFit | None = None
     if slopes:
-        fit = fit_mixed(sums, _structure(cols, slopes, True), with_df=False)
-        if fit.singular:
+        if q(slopes) > MAX_CORRELATED:
+            fit = None
+            notes.append(f"{q(slopes)} random effects per case: fitted without correlations "
+                         f"(||); a correlated fit would estimate {q(slopes) * (q(slopes) + 1) // 2} "
+                         "covariance parameters")
+        else:
+            fit = fit_mixed(sums, _structure(cols, slopes, True), with_df=False)
+        if fit is None or fit.singular:
             correlated = False
-            notes.append("correlated random effects gave a singular fit: correlations dropped (||)")
+            if fit is not None:
+                notes.append("correlated random effects gave a singular fit: correlations "
+                             "dropped (||)")
             while True:
                 fit = fit_mixed(sums, _structure(cols, slopes, False), with_df=False)
                 zero = _zero_slopes(fit, cols, slopes) if fit.singular else []
