@@ -86,7 +86,7 @@ def run_analysis(
     from eval_harness.analysis.compare.build import build_comparisons, parse_reference
     from eval_harness.analysis.compare.gate import gate
     from eval_harness.analysis.compare.leaderboard import build_leaderboard
-    from eval_harness.analysis.compare.verdicts import VerdictRule
+    from eval_harness.analysis.compare.verdicts import VerdictRule, verdict_tables
     from eval_harness.analysis.loader import load_runs
 
     frame = load_runs(list(paths), judge_specs=loaded.config if loaded else None,
@@ -120,9 +120,12 @@ def run_analysis(
     rule = VerdictRule(pass_mark=opts["pass_mark"]) if opts["pass_mark"] is not None else None
     reference = parse_reference(args.reference) if args.reference else None
     baseline = load_baseline(args.baseline) if args.baseline else None
-    comparisons = build_comparisons(frame, reference, baseline, opts["alpha"], rule=rule)
+    # verdict tables built once, shared by comparisons, leaderboard and reports
+    tables = verdict_tables(frame, rule)
+    comparisons = build_comparisons(frame, reference, baseline, opts["alpha"], rule=rule,
+                                    cases=tables[1])
     leaderboard = build_leaderboard(frame, alpha=opts["alpha"], rule=rule,
-                                    stratify_by=_stratum(frame))
+                                    stratify_by=_stratum(frame), cases=tables[1])
     thresholds: list[dict[str, Any]] = []
     if loaded is not None:
         from eval_harness.judges.thresholds import evaluate_thresholds
@@ -133,11 +136,18 @@ def run_analysis(
     _write_json(out_dir / "comparisons.json", comparisons)
     _write_json(out_dir / "leaderboard.json", leaderboard)
     _write_json(out_dir / "thresholds.json", {"results": thresholds})
-    from eval_harness.reports.writer import write_reports
+    from eval_harness.reports.model import build_report
+    from eval_harness.reports.writer import now_iso, write_reports
 
+    # the report model is built once, for the files and the console; reports use the
+    # default verdict rule (reuse the tables only when the configured rule is that one)
+    report = build_report(anova=anova, frame=frame, comparisons=comparisons,
+                          leaderboard=leaderboard, thresholds=thresholds, pairwise=pairwise,
+                          generated_at=now_iso(),
+                          tables=tables if rule in (None, VerdictRule()) else None)
     written = write_reports(out_dir, anova=anova, frame=frame, comparisons=comparisons,
                             leaderboard=leaderboard, thresholds=thresholds, pairwise=pairwise,
-                            runs_root=list(paths))
+                            runs_root=list(paths), report=report)
     if args.export:
         from eval_harness import __version__
 
@@ -151,7 +161,8 @@ def run_analysis(
         from eval_harness.reports.console import print_console
 
         print_console(Console(highlight=False), anova=anova, frame=frame, comparisons=comparisons,
-                      leaderboard=leaderboard, thresholds=thresholds, pairwise=pairwise)
+                      leaderboard=leaderboard, thresholds=thresholds, pairwise=pairwise,
+                      report=report)
         files = ", ".join(str(p) for p in [out_dir / "anova.json", *written.values()])
         print(f"wrote {files}")
     code = 0
