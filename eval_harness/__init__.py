@@ -8,14 +8,18 @@ from typing import TYPE_CHECKING, Any
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:  # pragma: no cover
-    import pandas as pd
+    from eval_harness.api import Analysis, Result, analyze, load_runs, run
+
+#: the public API, imported on first use (``import eval_harness`` stays light for the CLI)
+_API = ("run", "analyze", "load_runs", "Result", "Analysis")
 
 
-def load_runs(path: Any, **kwargs: Any) -> pd.DataFrame:
-    """Load run directories under ``path`` into one tidy DataFrame (see docs/statistics.md)."""
-    from eval_harness.analysis.loader import load_runs as _load
+def __getattr__(name: str) -> Any:
+    if name in _API:
+        from eval_harness import api
 
-    return _load(path, **kwargs)
+        return getattr(api, name)
+    raise AttributeError(f"module 'eval_harness' has no attribute {name!r}")
 
 
-__all__ = ["__version__", "load_runs"]
+__all__ = ["Analysis", "Result", "__version__", "analyze", "load_runs", "run"]

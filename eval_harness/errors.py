@@ -1,7 +1,10 @@
 """One error tree. The CLI boundary maps each class to an exit code (see DESIGN.md).
 
 Exit codes: 0 success; 1 a threshold or regression gate failed; 2 usage or configuration
-error (nothing was run); 3 aborted on a quota/auth failure; 130 interrupted.
+error (nothing was run); 3 aborted on a quota/auth failure; 4 nothing usable was produced
+(every cell errored, or a judge errored on every sample); 70 internal error (a bug; sysexits
+EX_SOFTWARE); 130 interrupted (Ctrl-C); 143 terminated (SIGTERM). Finished work is kept in
+every case.
 """
 
 from __future__ import annotations
@@ -78,3 +81,21 @@ class AnalysisError(EvalHarnessError):
     """Analysis could not proceed (e.g. no usable runs)."""
 
     exit_code = 2
+
+
+class NoUsableResults(EvalHarnessError):
+    """The run produced nothing to analyse: every cell errored, or a judge errored on every
+    sample (reports are still written, saying so)."""
+
+    exit_code = 4
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM (CI cancel, ``timeout``, Kubernetes): handled exactly like Ctrl-C, exit 143."""
+
+
+#: exit code of an unexpected exception (a bug), distinct from 1 (a gate failed)
+INTERNAL_ERROR_EXIT = 70
+#: exit code after Ctrl-C / SIGTERM
+INTERRUPTED_EXIT = 130
+TERMINATED_EXIT = 143

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from eval_harness import redact
 from eval_harness.cli.main import main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -22,7 +23,46 @@ def run_cli(*argv: str) -> tuple[int, str, str]:
     return code, out.getvalue(), err.getvalue()
 
 
+@pytest.fixture(autouse=True)
+def _forget_secrets():
+    """Secrets registered by one test (eval_harness.redact is process-wide) never mask
+    another test's output."""
+    yield
+    redact.clear()
+
+
 @pytest.fixture
 def cli():
     """The in-process CLI runner."""
     return run_cli
+
+
+@pytest.fixture(scope="session")
+def starter_runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The starter eval (``orchestrate init``) run once: returns runs/starter/ (40 runs'
+    worth of cases, no analysis). Read-only for the tests that share it."""
+    root = tmp_path_factory.mktemp("starter")
+    code, _, err = run_cli("init", str(root / "demo"))
+    assert code == 0, err
+    code, _, err = run_cli("--config", str(root / "demo" / "eval.yaml"), "--runs-dir",
+                           str(root / "runs"), "--no-analysis", "--concurrency", "4")
+    assert code == 0, err
+    return root / "runs" / "starter"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--run-slow", action="store_true", default=False,
+                     help="also run @pytest.mark.slow statistical simulations (minutes)")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "slow: long seeded simulation; run with --run-slow")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if config.getoption("--run-slow"):
+        return
+    skip = pytest.mark.skip(reason="slow simulation: run with --run-slow")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)

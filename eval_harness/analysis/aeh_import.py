@@ -23,12 +23,7 @@ import os
 import re
 from typing import Any
 
-import yaml
-
-try:  # the C loader is ~10x faster on large summaries
-    _Loader: Any = yaml.CSafeLoader
-except AttributeError:  # pragma: no cover - libyaml missing
-    _Loader = yaml.SafeLoader
+from eval_harness.config.yamlio import parse_yaml, read_yaml_text
 
 SUMMARY = "summary.yaml"
 CONDITION = "condition.json"
@@ -93,9 +88,9 @@ def read_aeh_run(run_dir: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     `replication` (assigned by the loader over runs with the same levels).
     """
     try:
-        with open(os.path.join(run_dir, SUMMARY), encoding="utf-8") as fh:
-            summary = yaml.load(fh, Loader=_Loader) or {}
-    except (OSError, ValueError, yaml.YAMLError) as exc:
+        # bounded: size, alias expansion, depth; duplicate keys refused (config.yamlio)
+        summary = parse_yaml(read_yaml_text(os.path.join(run_dir, SUMMARY)))[0] or {}
+    except (OSError, ValueError) as exc:  # YamlProblem and UnicodeDecodeError are ValueErrors
         first = (str(exc).splitlines() or [type(exc).__name__])[0]
         raise UnreadableRun(f"{SUMMARY}: {first}") from None
     if not isinstance(summary, dict) or not isinstance(summary.get("per_case") or {}, dict):

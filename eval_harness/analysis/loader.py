@@ -200,6 +200,11 @@ def load_runs(
     issues.extend(col.issues())
     issues.extend({"kind": "unreadable_record", "detail": f"{p}; skipped"}
                   for p in col.bad_records)
+    if col.bad_values:
+        shown = "; ".join(col.bad_values[:10]) + (" ..." if len(col.bad_values) > 10 else "")
+        issues.append({"kind": "non_finite_value", "count": len(col.bad_values), "detail": (
+            f"{len(col.bad_values)} judge value(s) are Infinity or NaN: counted as errored "
+            f"samples (never a score): {shown}")})
     levels = _level_order([r for _, r, _ in kept], factors, factor_levels)
     frame = _assemble(col, factors)
     composite_note = _composite_note(col, specs is not None)

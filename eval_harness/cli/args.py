@@ -16,9 +16,14 @@ modes (default: run the matrix, then analyse and report):
   schema                print the JSON Schema of eval.yaml
   report                regenerate reports from analysis output + run directories
   calibrate             measure judge agreement with human labels
+  init [DIR]            write a starter eval (runs offline, no API key)
+  runs RUNS             list run directories: conditions, replications, statuses
+  show RUNS --case ID   one case across the conditions: answers, judge values, reasons
 
 exit codes: 0 ok; 1 threshold/regression gate failed; 2 usage/config error;
-            3 aborted on quota/auth failure; 130 interrupted
+            3 aborted on quota/auth failure; 4 nothing usable (every cell errored, or a
+            judge errored on every sample); 70 internal error; 130 interrupted (Ctrl-C);
+            143 terminated (SIGTERM)
 """
 
 
@@ -69,6 +74,9 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--keep-incomplete", action="store_true", help="lmm: keep incomplete cases (fitted model)")
     g.add_argument("--simple-effects", metavar="FACTOR", action="append",
                    help="contrasts of the other factors within each level of FACTOR")
+    g.add_argument("--allow-errored-judges", action="store_true",
+                   help="a judge that errored on every sample is reported, but does not make "
+                        "the exit code 4")
     g.add_argument("--export-parquet", metavar="FILE", help="write the tidy frame as Parquet")
     g.add_argument("--rescore", action="store_true", help="re-run judges over existing runs")
 

@@ -3,18 +3,38 @@
 from __future__ import annotations
 
 import json
+import signal
 import sys
+import threading
 import traceback
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
 
-from eval_harness.errors import EvalHarnessError
+from eval_harness import redact
+from eval_harness.errors import (
+    INTERNAL_ERROR_EXIT,
+    INTERRUPTED_EXIT,
+    TERMINATED_EXIT,
+    EvalHarnessError,
+    Terminated,
+)
 
-SUBCOMMANDS = ("schema", "report", "calibrate")
+SUBCOMMANDS = ("schema", "report", "calibrate", "init", "runs", "show")
+#: subcommands whose module has a ``main(argv) -> int``-style entry (imported only when used)
+_ENTRIES = {"init": ("eval_harness.cli.init_cmd", "main"),
+            "runs": ("eval_harness.cli.browse_cmd", "runs_main"),
+            "show": ("eval_harness.cli.browse_cmd", "show_main")}
 
 
 def _dispatch(argv: list[str]) -> int:
     if argv and argv[0] in SUBCOMMANDS:
         name, rest = argv[0], argv[1:]
+        if name in _ENTRIES:
+            import importlib
+
+            module, func = _ENTRIES[name]
+            return int(getattr(importlib.import_module(module), func)(rest))
         if name == "schema":
             from eval_harness.cli.args import build_schema_parser
             from eval_harness.config.models import EvalConfig
@@ -62,29 +82,67 @@ def _dispatch(argv: list[str]) -> int:
     return run(args)
 
 
+def _raise_terminated(signum: int, frame: Any) -> None:
+    raise Terminated()
+
+
+@contextmanager
+def sigterm_as_interrupt() -> Iterator[None]:
+    """While the CLI runs, SIGTERM raises :class:`Terminated` (a KeyboardInterrupt) in the
+    main thread, so it takes Ctrl-C's path: stop launching, stop the agents in flight,
+    keep finished work, mark the run directories aborted (exit 143)."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    previous = signal.signal(signal.SIGTERM, _raise_terminated)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    """Run the CLI; return the exit code (0, 1, 2, 3 or 130)."""
-    args = list(sys.argv[1:] if argv is None else argv)
+    """Run the CLI; return the exit code (0, 1, 2, 3, 4, 70, 130 or 143; see errors.py).
+
+    Everything printed during the call passes through a stream that masks registered
+    secrets (``eval_harness.redact``); credential-named environment variables are
+    registered here, the config's own secrets when it is loaded."""
+    redact.register(redact.env_secrets())
+    out, err = sys.stdout, sys.stderr
+    sys.stdout, sys.stderr = redact.RedactingStream(out), redact.RedactingStream(err)  # type: ignore[assignment]
+    try:
+        return _main(list(sys.argv[1:] if argv is None else argv))
+    finally:
+        sys.stdout, sys.stderr = out, err
+
+
+def _main(args: list[str]) -> int:
     debug = "--debug" in args
     try:
-        return _dispatch(args)
+        with sigterm_as_interrupt():
+            return _dispatch(args)
     except EvalHarnessError as exc:
         if debug:
             traceback.print_exc()
         print(f"error: {exc.one_line()}", file=sys.stderr)
         return exc.exit_code
+    except Terminated:
+        print("terminated (SIGTERM): agents in flight were stopped, finished work is kept; "
+              "rerun the same command to resume", file=sys.stderr)
+        return TERMINATED_EXIT
     except KeyboardInterrupt:
         print("interrupted: finished work is kept; rerun the same command to resume",
               file=sys.stderr)
-        return 130
+        return INTERRUPTED_EXIT
     except BrokenPipeError:
         return 0
     except Exception as exc:  # a bug, not a user error: one line unless --debug
-        if debug:
-            raise
+        if debug:  # printed here, not re-raised: the traceback passes through the mask
+            traceback.print_exc()
+            return INTERNAL_ERROR_EXIT
         print(f"internal error: {type(exc).__name__}: {exc} (rerun with --debug for the "
               "traceback; finished work is kept)", file=sys.stderr)
-        return 1
+        return INTERNAL_ERROR_EXIT
 
 
 def entry() -> None:

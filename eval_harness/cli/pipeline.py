@@ -11,11 +11,13 @@ import argparse
 import json
 import sys
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from eval_harness.config.loader import LoadedConfig, load_config
-from eval_harness.errors import AnalysisError, UsageError
+from eval_harness.errors import AnalysisError, NoUsableResults, UsageError
+from eval_harness.redact import redact
 
 
 def _options(args: argparse.Namespace, loaded: LoadedConfig | None) -> dict[str, Any]:
@@ -63,7 +65,7 @@ def _factor_levels(loaded: LoadedConfig | None) -> dict[str, list[Any]] | None:
 def _write_json(path: Path, data: Any) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2, default=str, allow_nan=False) + "\n")
+    tmp.write_text(redact(json.dumps(data, indent=2, default=str, allow_nan=False)) + "\n")
     tmp.replace(path)
 
 
@@ -76,17 +78,45 @@ def _eval_name(frame: Any, loaded: LoadedConfig | None, paths: Sequence[Path]) -
     return paths[0].resolve().name or "eval"
 
 
-def run_analysis(
+@dataclass
+class AnalysisOutputs:
+    """Everything one analysis computed and wrote (the Python API returns it as is)."""
+
+    frame: Any  #: the tidy DataFrame (one row per run, case and judge, plus composite)
+    anova: dict[str, Any]
+    comparisons: dict[str, Any]
+    leaderboard: dict[str, Any]
+    thresholds: list[dict[str, Any]]
+    pairwise: dict[str, Any] | None
+    out_dir: Path
+    files: dict[str, Path] = field(default_factory=dict)  #: name -> file written
+    exported: Path | None = None  #: the --export baseline file, when written
+    export_note: str = ""  #: one line saying what --export wrote
+    failures: list[str] = field(default_factory=list)  #: threshold / regression gate lines
+    #: judges that errored on every sample they saw (named, with reasons, on stderr)
+    errored_judges: list[str] = field(default_factory=list)
+    #: the report model the files were rendered from (the console prints the same one)
+    report: dict[str, Any] | None = None
+
+    @property
+    def exit_code(self) -> int:
+        """1 when a threshold or the regression gate failed, else 0."""
+        return 1 if self.failures else 0
+
+
+def compute_analysis(
     args: argparse.Namespace, paths: Sequence[Path], loaded: LoadedConfig | None,
     *, exp: Any = None, eval_dir: Path | None = None,
-) -> int:
-    """Analyse run directories under ``paths``; write outputs; return the exit code."""
+) -> AnalysisOutputs:
+    """Analyse run directories under ``paths`` and write the output files; print nothing
+    but notes on stderr."""
     from eval_harness.analysis.build import build_anova
     from eval_harness.analysis.compare.baseline import export_baseline, load_baseline
     from eval_harness.analysis.compare.build import build_comparisons, parse_reference
     from eval_harness.analysis.compare.gate import gate
     from eval_harness.analysis.compare.leaderboard import build_leaderboard
     from eval_harness.analysis.compare.verdicts import VerdictRule, verdict_tables
+    from eval_harness.analysis.failures import find_failures
     from eval_harness.analysis.loader import load_runs
 
     frame = load_runs(list(paths), judge_specs=loaded.config if loaded else None,
@@ -98,20 +128,21 @@ def run_analysis(
     name = _eval_name(frame, loaded, paths)
     out_dir = Path(args.output) if args.output else Path("analysis") / name
     if args.export_parquet:
-        frame.to_parquet(args.export_parquet)
+        _export_parquet(frame, args.export_parquet)
+    failures = find_failures(frame, paths)
+    _print_failures(failures)
+    if not failures.scored:
+        _no_scored_samples(out_dir, name, failures)
     per_judge = opts["per_judge"]
     rows = frame[frame["judge"] == "composite"] if "judge" in frame else frame.iloc[:0]
     if not per_judge and not rows["value"].notna().any():
-        if len(rows) and rows["errored"].all():
-            # nothing was scored at all: say so, instead of blaming judge ranges
-            print(f"note: every sample errored ({len(rows)}); there is nothing to analyse "
-                  "(see errored_samples in anova.json)", file=sys.stderr)
-        else:
-            # No composite can be formed (e.g. imported runs with a numeric judge of unknown
-            # range and no --config): screen each judge rather than report nothing.
-            per_judge = True
-            print("note: no composite could be formed (pass --config for judge score ranges); "
-                  "screening each judge instead (--per-judge)", file=sys.stderr)
+        # No composite can be formed (e.g. imported runs with a numeric judge of unknown
+        # range and no --config): screen each judge rather than report nothing.
+        per_judge = True
+        why = ("judges errored (above)" if failures.dead_judges
+               else "pass --config for judge score ranges")
+        print(f"note: no composite could be formed ({why}); screening each judge instead "
+              "(--per-judge)", file=sys.stderr)
     anova = build_anova(
         frame, method=opts["method"], correction=opts["correction"], alpha=opts["alpha"],
         per_judge=per_judge, keep_incomplete=opts["keep_incomplete"],
@@ -148,39 +179,118 @@ def run_analysis(
     written = write_reports(out_dir, anova=anova, frame=frame, comparisons=comparisons,
                             leaderboard=leaderboard, thresholds=thresholds, pairwise=pairwise,
                             runs_root=list(paths), report=report)
+    files = {name: out_dir / name for name in
+             ("anova.json", "comparisons.json", "leaderboard.json", "thresholds.json")}
+    files.update({f"report.{kind}": path for kind, path in written.items()})
+    out = AnalysisOutputs(frame=frame, anova=anova, comparisons=comparisons,
+                          leaderboard=leaderboard, thresholds=thresholds, pairwise=pairwise,
+                          out_dir=out_dir, files=files,
+                          errored_judges=list(failures.dead_judges), report=report)
     if args.export:
         from eval_harness import __version__
 
-        export_baseline(frame, args.export, compact=args.compact, runs_root=paths[0],
-                        tool_version=__version__)
+        doc = export_baseline(frame, args.export, compact=args.compact, runs_root=paths[0],
+                              tool_version=__version__)
+        out.exported = Path(args.export)
+        out.export_note = _export_note(out.exported, doc)
+    for t in thresholds:
+        if t.get("passed", True):
+            continue
+        value = t.get("value")
+        shown = "unknown (no usable sample: fails closed)" if value is None else f"{value:.4g}"
+        levels = ", ".join(f"{k}={v}" for k, v in (t.get("levels") or {}).items()) or "all"
+        out.failures.append(f"threshold failed: {t.get('target')} {t.get('metric')} = {shown}, "
+                            f"needs >= {t.get('threshold')} ({levels})")
+    if args.fail_on_regression:
+        bad, reasons = gate(comparisons, True, args.significant_only)
+        if bad:
+            out.failures += [f"regression: {reason}" for reason in reasons]
+    return out
+
+
+def _export_note(path: Path, doc: dict[str, Any]) -> str:
+    """What ``--export`` wrote, in one line: kind, runs, conditions, samples, size."""
+    runs = doc.get("runs") or []
+    conditions = {r.get("condition_id") for r in runs}
+    samples = sum(len(r.get("samples") or []) for r in runs)
+    kind = "compact (ids, case hashes, statuses, judge values, latency, cost)" if doc.get(
+        "compact") else "full (with each case's input and outputs)"
+    size = path.stat().st_size if path.exists() else 0
+    return (f"exported baseline {path}: {kind}; {len(runs)} run(s), {len(conditions)} "
+            f"condition(s), {samples} sample(s), {size / 1024:.0f} KiB — compare later runs "
+            f"with --baseline {path}")
+
+
+def run_analysis(
+    args: argparse.Namespace, paths: Sequence[Path], loaded: LoadedConfig | None,
+    *, exp: Any = None, eval_dir: Path | None = None,
+) -> int:
+    """Analyse run directories under ``paths``; write outputs; return the exit code."""
+    out = compute_analysis(args, paths, loaded, exp=exp, eval_dir=eval_dir)
     if args.json:
-        print(json.dumps(anova, indent=2, default=str))
+        print(json.dumps(out.anova, indent=2, default=str))
     else:
         from rich.console import Console
 
         from eval_harness.reports.console import print_console
 
-        print_console(Console(highlight=False), anova=anova, frame=frame, comparisons=comparisons,
-                      leaderboard=leaderboard, thresholds=thresholds, pairwise=pairwise,
-                      report=report)
-        files = ", ".join(str(p) for p in [out_dir / "anova.json", *written.values()])
-        print(f"wrote {files}")
-    code = 0
-    failed = [t for t in thresholds if not t.get("passed", True)]
-    for t in failed:
-        value = t.get("value")
-        shown = "unknown (no usable sample: fails closed)" if value is None else f"{value:.4g}"
-        levels = ", ".join(f"{k}={v}" for k, v in (t.get("levels") or {}).items()) or "all"
-        print(f"threshold failed: {t.get('target')} {t.get('metric')} = {shown}, needs >= "
-              f"{t.get('threshold')} ({levels})", file=sys.stderr)
-        code = 1
-    if args.fail_on_regression:
-        bad, reasons = gate(comparisons, True, args.significant_only)
-        for reason in reasons:
-            print(f"regression: {reason}", file=sys.stderr)
-        if bad:
-            code = 1
-    return code
+        print_console(Console(highlight=False), anova=out.anova, frame=out.frame,
+                      comparisons=out.comparisons, leaderboard=out.leaderboard,
+                      thresholds=out.thresholds, pairwise=out.pairwise, report=out.report)
+        shown = [out.files["anova.json"], *(p for k, p in out.files.items() if k.startswith("report."))]
+        print(f"wrote {', '.join(map(str, shown))}")
+    if out.export_note:
+        print(out.export_note, file=sys.stderr)
+    for line in out.failures:
+        print(line, file=sys.stderr)
+    if out.errored_judges and not getattr(args, "allow_errored_judges", False):
+        names = ", ".join(f"`{j}`" for j in out.errored_judges)
+        raise NoUsableResults(f"judge(s) {names} errored on every sample (reasons above); "
+                              "reports were written without them",
+                              hint="fix the judge, then `--rescore`; or pass "
+                                   "--allow-errored-judges to accept")
+    return out.exit_code
+
+
+def _print_failures(failures: Any) -> None:
+    """The first few distinct reasons of errored runs and of judges that never worked."""
+    from eval_harness.analysis.failures import format_reasons
+
+    if failures.n_errored:
+        print(f"errored: {failures.n_errored} of {failures.n_samples} samples: "
+              f"{format_reasons(failures.cell_reasons)}", file=sys.stderr)
+    for judge, (n, reasons) in failures.dead_judges.items():
+        print(f"judge `{judge}` errored on every sample ({n}): {format_reasons(reasons)}",
+              file=sys.stderr)
+
+
+def _no_scored_samples(out_dir: Path, name: str, failures: Any) -> None:
+    """Write reports saying there is nothing to analyse, then stop (exit 4)."""
+    from eval_harness.reports.no_results import no_results_document, write_no_results
+
+    if failures.all_errored:
+        headline = (f"every sample errored ({failures.n_errored} of {failures.n_samples}): "
+                    "nothing was scored")
+        hint = "fix the cause above (try one case: --limit 1 -v), then rerun with --retry-errors"
+    else:
+        headline = (f"no judge produced a value on any of the {failures.n_samples} samples "
+                    f"({failures.n_errored} errored runs)")
+        hint = "fix the judges, then `--rescore`"
+    doc = no_results_document(name, headline, failures.n_errored, dict(failures.cell_reasons),
+                              failures.dead_judges)
+    written = write_no_results(out_dir, doc)
+    print(f"wrote {', '.join(map(str, written))} (no scored samples)", file=sys.stderr)
+    raise NoUsableResults(f"no scored samples: {headline}", hint=hint)
+
+
+def _export_parquet(frame: Any, path: str) -> None:
+    """``--export-parquet``: pandas needs an optional engine (pyarrow or fastparquet); a
+    missing one is a usage error with the install hint, not an internal error."""
+    try:
+        frame.to_parquet(path)
+    except ImportError as exc:
+        raise UsageError(f"--export-parquet needs pyarrow or fastparquet ({exc})".replace("\n", " "),
+                         hint="pip install pyarrow") from None
 
 
 def _stratum(frame: Any) -> str | None:
@@ -209,11 +319,17 @@ def analyze_and_report(args: argparse.Namespace, exp: Any, eval_dir: Path) -> in
     return run_analysis(args, [Path(eval_dir)], exp.loaded, exp=exp, eval_dir=Path(eval_dir))
 
 
-def analyze_only(args: argparse.Namespace) -> int:
-    """``--analyze-only DIR...``: analyse existing runs, with or without ``--config``."""
-    paths = [Path(p) for p in args.analyze_only]
+def resolve_paths(roots: Sequence[str | Path]) -> list[Path]:
+    """The ``--analyze-only`` roots as paths; a missing one is a usage error (exit 2)."""
+    paths = [Path(p) for p in roots]
     for p in paths:
         if not p.exists():
             raise UsageError(f"no such directory: {p}", hint="point at runs/<eval>/")
+    return paths
+
+
+def analyze_only(args: argparse.Namespace) -> int:
+    """``--analyze-only DIR...``: analyse existing runs, with or without ``--config``."""
+    paths = resolve_paths(args.analyze_only)
     loaded = load_config(args.config, strict=False) if args.config else None
     return run_analysis(args, paths, loaded)

@@ -1,6 +1,7 @@
 """``orchestrate.py --config eval.yaml``: run the matrix (resumable), then analyse.
 
-Exit codes: whatever analysis returns (0/1) after a full run; 2 on a config error (raised
+Exit codes: whatever analysis returns (0/1/4) after a full run; 4 when every cell this
+invocation ran errored (even with --no-analysis, even when older results exist); 2 on a config error (raised
 before anything runs); 3 when quota/auth failures stopped the run (QuotaExhausted, raised
 by the engine after keeping finished work); 130 on Ctrl-C (KeyboardInterrupt reaches
 ``cli/main.py`` after the engine cleaned up).
@@ -12,10 +13,11 @@ import argparse
 import json
 import sys
 from pathlib import Path
+from typing import Any
 
-from eval_harness.errors import UsageError
-from eval_harness.matrix.experiment import prepare
-from eval_harness.runner.engine import EngineOptions, describe, execute
+from eval_harness.errors import NoUsableResults, UsageError
+from eval_harness.matrix.experiment import Experiment, prepare
+from eval_harness.runner.engine import EngineOptions, EngineSummary, describe, execute
 from eval_harness.runner.shard import parse_shard
 
 
@@ -34,8 +36,9 @@ def options_from_args(args: argparse.Namespace) -> EngineOptions:
     )
 
 
-def run(args: argparse.Namespace) -> int:
-    """Run every pending cell of the matrix, then analyse and report."""
+def run_matrix(args: argparse.Namespace) -> tuple[Experiment, EngineSummary, dict[str, Any]]:
+    """Run every pending cell of the matrix (no analysis); return the experiment, the
+    engine's summary and its one-line description (also printed on stderr)."""
     options = options_from_args(args)
     exp = prepare(args.config, cases=args.cases, limit=args.limit, condition_specs=args.condition)
     if not args.no_judge_check:
@@ -52,10 +55,27 @@ def run(args: argparse.Namespace) -> int:
           f"({info['ok']} ok, {info['errored']} errored), {info['skipped_complete']} already "
           f"complete, {info['skipped_errored']} errored kept (--retry-errors reruns them), "
           f"{info['stale_rerun']} stale rerun; runs in {summary.eval_dir}", file=sys.stderr)
+    if summary.errored:
+        from eval_harness.analysis.failures import format_reasons
+
+        print(f"[eval] errored: {format_reasons(summary.reasons)}", file=sys.stderr)
+    return exp, summary, info
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run every pending cell of the matrix, then analyse and report."""
+    exp, summary, info = run_matrix(args)
     if getattr(args, "json", False) and args.no_analysis:
         print(json.dumps(info))
-    if args.no_analysis:
-        return 0
-    from eval_harness.cli.pipeline import analyze_and_report
+    # every cell this invocation ran errored: never exit 0, even if older results exist
+    all_failed = summary.errored > 0 and summary.ok == 0
+    if not args.no_analysis:
+        from eval_harness.cli.pipeline import analyze_and_report
 
-    return analyze_and_report(args, exp, summary.eval_dir)
+        code = analyze_and_report(args, exp, summary.eval_dir)
+        if not all_failed:
+            return code
+    if all_failed:
+        raise NoUsableResults(f"every cell run errored ({summary.errored}); reasons above",
+                              hint="try one case with -v: --limit 1 -v")
+    return 0

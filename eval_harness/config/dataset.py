@@ -17,9 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from eval_harness.config.jsonl import read_jsonl
+from eval_harness.config.yamlio import YamlProblem, parse_yaml, read_yaml_text
 from eval_harness.errors import DatasetError
 
 CASE_ID = re.compile(r"^[A-Za-z0-9._-]+$")
@@ -62,7 +61,32 @@ def check_case_id(case_id: Any, where: str) -> str:
     if not isinstance(case_id, str) or not CASE_ID.match(case_id) or case_id in (".", ".."):
         raise DatasetError(f"invalid case id {case_id!r}", path=where,
                            hint="case ids use ASCII letters, digits, `.`, `_`, `-`")
+    problem = folder_name_problem(case_id)
+    if problem:
+        shown = case_id if len(case_id) <= 60 else case_id[:57] + "..."
+        raise DatasetError(f"case id {shown!r} {problem}", path=where,
+                           hint="rename the case: its id is a folder name in every run")
     return case_id
+
+
+#: Windows device names, reserved with any extension (``con.txt``) and in any case
+RESERVED_NAMES = frozenset({"CON", "PRN", "AUX", "NUL", *(f"COM{i}" for i in range(1, 10)),
+                            *(f"LPT{i}" for i in range(1, 10))})
+MAX_ID_BYTES = 200
+
+
+def folder_name_problem(name: str) -> str | None:
+    """Why ``name`` cannot be a folder on common filesystems (or is skipped as hidden)."""
+    if len(name.encode("utf-8")) > MAX_ID_BYTES:
+        return (f"is {len(name.encode('utf-8'))} bytes long: at most {MAX_ID_BYTES} "
+                "(file systems cap a name at 255 bytes; the run path adds more)")
+    if name.startswith("."):
+        return "starts with a dot: a hidden folder, which the analysis skips"
+    if name.endswith("."):
+        return "ends with a dot: Windows drops it, so two ids could share a folder"
+    if name.split(".")[0].upper() in RESERVED_NAMES:
+        return "is a reserved device name on Windows (CON, PRN, AUX, NUL, COM1-9, LPT1-9)"
+    return None
 
 
 def _as_input(value: Any, where: str) -> dict[str, Any]:
@@ -76,8 +100,10 @@ def _as_input(value: Any, where: str) -> dict[str, Any]:
 
 def _read_yaml(path: Path) -> Any:
     try:
-        return yaml.safe_load(path.read_text(encoding="utf-8"))
-    except (yaml.YAMLError, OSError, UnicodeDecodeError) as exc:
+        return parse_yaml(read_yaml_text(path))[0]
+    except YamlProblem as exc:
+        raise DatasetError(exc.problem, file=str(path), line=exc.line) from None
+    except (OSError, UnicodeDecodeError) as exc:
         raise DatasetError(f"cannot read: {exc}".splitlines()[0], file=str(path)) from None
 
 

@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import Field, StrictBool, model_validator
+from pydantic import Field, StrictBool, ValidationInfo, field_validator, model_validator
 
 from eval_harness.config.base import Block
+from eval_harness.config.judge_options import BUILTIN_OPTIONS, unknown_option
 
 #: fields that select a judge kind (the kind is inferred from which is present)
 KIND_FIELDS = (
@@ -55,6 +56,14 @@ class JudgeBlock(Block):
     json_schema: Any = Field(None, description="Built-in: answer validates against a schema.")
     reference_correctness: Any = Field(None, description="Built-in LLM judge against the reference.")
     pairwise: Any = Field(None, description="Pairwise LLM judge (excluded from the ANOVA).")
+
+    @field_validator(*BUILTIN_OPTIONS)
+    @classmethod
+    def _known_options(cls, value: Any, info: ValidationInfo) -> Any:
+        problem = unknown_option(str(info.field_name), value)
+        if problem:
+            raise ValueError(problem)
+        return value
 
     @property
     def kind_field(self) -> str:

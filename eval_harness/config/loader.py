@@ -15,8 +15,10 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
+from eval_harness import redact
 from eval_harness.config.envvars import interpolate
 from eval_harness.config.extends import Origins, load_with_extends
+from eval_harness.config.judge_options import BUILTIN_OPTIONS, options_hint
 from eval_harness.config.models import EvalConfig
 from eval_harness.config.yamlio import KeyPath, format_path
 from eval_harness.errors import ConfigError
@@ -47,6 +49,7 @@ _HINTS: dict[str, str] = {
     "matrix.analysis.method": "use rm (default) or lmm",
     "judges": "each judge needs `name` and one kind field (check, prompt, a built-in...)",
     "runner.type": "one of cli, http, openai, anthropic, claude-code, python",
+    **{f"judges.{kind}": options_hint(kind) for kind in BUILTIN_OPTIONS},
 }
 
 
@@ -156,6 +159,7 @@ def load_config(
         config = EvalConfig.model_validate(_strip_for_validation(resolved))
     except ValidationError as exc:
         raise validation_to_config_error(exc, origins, str(file)) from None
+    redact.register(redact.config_secrets(merged, environ))  # masked in all output from now
     return LoadedConfig(config=config, raw=merged, path=file.resolve(), origins=origins)
 
 

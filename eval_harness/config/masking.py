@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from eval_harness.redact import redact
+
 _SECRET_KEY = re.compile(r"(key|token|secret|password|passwd|authorization|credential)", re.I)
 _ENV_ONLY = re.compile(r"^\$\{[A-Za-z_][A-Za-z0-9_]*(:-[^}]*)?\}$")
 
@@ -25,9 +27,10 @@ def mask_secrets(value: Any, key: str = "") -> Any:
 
 
 def mask_argv(argv: list[str], secrets: list[str]) -> list[str]:
-    """Replace every occurrence of a known secret value inside argv with ``***``."""
+    """Replace every occurrence of a known secret value inside argv with ``***`` (and every
+    registered secret, see :mod:`eval_harness.redact`)."""
     out = []
-    for arg in argv:
+    for arg in map(redact, argv):
         for secret in secrets:
             if secret and len(secret) >= 4:
                 arg = arg.replace(secret, "***")

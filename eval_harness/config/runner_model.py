@@ -53,7 +53,10 @@ class ExecutionBlock(Block):
     mode: str | None = Field(None, description="Free-form mode label (agent-eval-harness compat).")
     prompt: str | None = Field(None, description="Prompt template ({{ input.field }}).")
     arguments: dict[str, Any] | str | None = Field(None, description="Arguments template.")
-    timeout: float = Field(600.0, gt=0, description="Per-case timeout, seconds.")
+    timeout: float = Field(600.0, gt=0, description="Per-case timeout, seconds (HTTP runners: "
+                           "a wall-clock deadline for the whole request).")
+    max_response_bytes: int = Field(32 * 1024 * 1024, ge=1024, description="HTTP runners and "
+                                    "LLM judges: largest reply body read; larger is an error.")
     kill_grace: float = Field(5.0, ge=0, description="Seconds between TERM and KILL.")
     env: dict[str, str] = Field(default_factory=dict, description="Extra environment for the runner.")
     max_budget_usd: float | None = Field(None, ge=0, description="Budget cap per run (cost upper bound).")

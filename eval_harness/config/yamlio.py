@@ -1,7 +1,22 @@
-"""Safe YAML reading that remembers the line of every key, for error messages."""
+"""Safe YAML reading with bounded cost, for every YAML file the tool reads.
+
+Every read (eval.yaml and its profiles, dataset files, agent-eval-harness ``summary.yaml``
+in a runs directory) goes through :func:`parse_yaml`, which on top of ``safe_load``:
+
+- refuses files larger than :data:`MAX_YAML_BYTES`;
+- bounds alias expansion: the nodes reachable through aliases beyond the document's own
+  may number at most :data:`MAX_ALIAS_NODES` (a 450-byte "billion laughs" document would
+  otherwise expand to 10^9 nodes in every later walk of the data); recursive aliases are
+  refused;
+- bounds nesting depth (:data:`MAX_DEPTH`), so no later recursive walk can overflow;
+- makes a duplicate mapping key an error naming both lines (YAML itself keeps the last).
+
+The key-path -> line map of :func:`load_yaml_text` feeds error messages.
+"""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -10,6 +25,121 @@ import yaml
 from eval_harness.errors import ConfigError
 
 KeyPath = tuple[str | int, ...]
+
+#: largest YAML file read (bytes)
+MAX_YAML_BYTES = 64 * 1024 * 1024
+#: nodes an alias may add beyond the document's own nodes, summed over all aliases
+MAX_ALIAS_NODES = 100_000
+#: deepest nesting of mappings / sequences
+MAX_DEPTH = 200
+
+try:  # libyaml's parser and composer when available (same documents, ~10x faster)
+    _Loader: Any = yaml.CSafeLoader
+except AttributeError:  # pragma: no cover - libyaml missing
+    _Loader = yaml.SafeLoader
+
+_MERGE_TAG = "tag:yaml.org,2002:merge"
+
+
+class YamlProblem(ValueError):
+    """A YAML text that cannot be read: syntax, a limit or a duplicate key."""
+
+    def __init__(self, message: str, line: int | None = None) -> None:
+        super().__init__(message if line is None else f"line {line}: {message}")
+        self.problem = message
+        self.line = line
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.MappingNode):
+        return [n for pair in node.value for n in pair]
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    return []
+
+
+def _check_keys(node: yaml.MappingNode) -> None:
+    seen: dict[tuple[str, str], int] = {}
+    for key, _ in node.value:
+        if not isinstance(key, yaml.ScalarNode) or key.tag == _MERGE_TAG:
+            continue
+        line = key.start_mark.line + 1
+        first = seen.get((key.tag, key.value))
+        if first is not None:
+            raise YamlProblem(f"duplicate key {key.value!r} (lines {first} and {line}); "
+                              "YAML would silently keep only the last", line)
+        seen[(key.tag, key.value)] = line
+
+
+def check_node(root: yaml.Node) -> None:
+    """Raise YamlProblem when ``root`` breaks a limit or repeats a key (iterative: no
+    recursion however deep the input)."""
+    size: dict[int, int] = {}  # id(node) -> nodes in its full expansion
+    physical = 0
+    on_path: set[int] = set()
+    stack: list[tuple[yaml.Node, bool, int]] = [(root, False, 1)]
+    while stack:
+        node, done, depth = stack.pop()
+        key = id(node)
+        if done:
+            on_path.discard(key)
+            size[key] = 1 + sum(size[id(c)] for c in _children(node))
+            if size[key] - physical > MAX_ALIAS_NODES:
+                raise YamlProblem(f"aliases expand to more than {MAX_ALIAS_NODES:,} extra "
+                                  "nodes (an alias bomb?)", node.start_mark.line + 1)
+            continue
+        if key in on_path:
+            raise YamlProblem("recursive alias (a node contains itself)",
+                              node.start_mark.line + 1)
+        if key in size:
+            continue
+        if depth > MAX_DEPTH:
+            raise YamlProblem(f"nested deeper than {MAX_DEPTH} levels",
+                              node.start_mark.line + 1)
+        physical += 1
+        if isinstance(node, yaml.MappingNode):
+            _check_keys(node)
+        on_path.add(key)
+        stack.append((node, True, depth))
+        for child in reversed(_children(node)):
+            if id(child) not in size:
+                stack.append((child, False, depth + 1))
+            elif id(child) in on_path:
+                raise YamlProblem("recursive alias (a node contains itself)",
+                                  child.start_mark.line + 1)
+
+
+def parse_yaml(text: str) -> tuple[Any, yaml.Node | None]:
+    """(data, root node) of one YAML document, within the limits above."""
+    if len(text) > MAX_YAML_BYTES:
+        raise YamlProblem(f"larger than {MAX_YAML_BYTES // (1024 * 1024)} MiB")
+    loader = _Loader(text)
+    try:
+        node = loader.get_single_node()
+        if node is None:
+            return None, None
+        check_node(node)
+        return loader.construct_document(node), node
+    except yaml.MarkedYAMLError as exc:
+        line = exc.problem_mark.line + 1 if exc.problem_mark else None
+        raise YamlProblem(f"invalid YAML: {exc.problem or exc}", line) from None
+    except yaml.YAMLError as exc:
+        raise YamlProblem(f"invalid YAML: {exc}") from None
+    except RecursionError:  # pragma: no cover - MAX_DEPTH stops this first
+        raise YamlProblem(f"nested deeper than {MAX_DEPTH} levels") from None
+    finally:
+        loader.dispose()
+
+
+def read_yaml_text(path: str | os.PathLike[str]) -> str:
+    """The text of a YAML file, refusing one past :data:`MAX_YAML_BYTES` before reading it.
+
+    Raises OSError / UnicodeDecodeError / YamlProblem."""
+    with open(path, "rb") as fh:
+        data = fh.read(MAX_YAML_BYTES + 1)
+    if len(data) > MAX_YAML_BYTES:
+        raise YamlProblem(f"larger than {MAX_YAML_BYTES // (1024 * 1024)} MiB")
+    return data.decode("utf-8")
 
 
 def _walk(node: yaml.Node, path: KeyPath, lines: dict[KeyPath, int]) -> None:
@@ -26,18 +156,13 @@ def _walk(node: yaml.Node, path: KeyPath, lines: dict[KeyPath, int]) -> None:
 
 
 def load_yaml_text(text: str, file: str) -> tuple[Any, dict[KeyPath, int]]:
-    """Parse ``text`` with ``yaml.safe_load``; return the data and a key-path -> line map."""
+    """Parse ``text`` safely; return the data and a key-path -> line map."""
     try:
-        data = yaml.safe_load(text)
-        node = yaml.compose(text, Loader=yaml.SafeLoader)
-    except yaml.MarkedYAMLError as exc:
-        line = exc.problem_mark.line + 1 if exc.problem_mark else None
-        raise ConfigError(
-            f"invalid YAML: {exc.problem or exc}", file=file, line=line,
-            hint="check indentation and quoting",
-        ) from None
-    except yaml.YAMLError as exc:
-        raise ConfigError(f"invalid YAML: {exc}", file=file) from None
+        data, node = parse_yaml(text)
+    except YamlProblem as exc:
+        hint = ("check indentation and quoting" if exc.problem.startswith("invalid YAML")
+                else None)
+        raise ConfigError(exc.problem, file=file, line=exc.line, hint=hint) from None
     lines: dict[KeyPath, int] = {}
     if node is not None:
         _walk(node, (), lines)
@@ -47,9 +172,11 @@ def load_yaml_text(text: str, file: str) -> tuple[Any, dict[KeyPath, int]]:
 def load_yaml_file(path: Path) -> tuple[Any, dict[KeyPath, int]]:
     """Read and parse one YAML file (errors name the file)."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = read_yaml_text(path)
     except FileNotFoundError:
         raise ConfigError("file not found", file=str(path), hint="check the path") from None
+    except YamlProblem as exc:
+        raise ConfigError(exc.problem, file=str(path)) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"cannot read file: {exc}", file=str(path)) from None
     return load_yaml_text(text, str(path))

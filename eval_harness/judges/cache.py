@@ -23,6 +23,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from eval_harness.redact import redact
+
 
 def cache_key(*parts: Any) -> str:
     """Stable digest of the parts."""
@@ -62,7 +64,7 @@ class VerdictCache:
             meta: dict[str, Any]) -> None:
         """Store a valid verdict."""
         entry = {"key": key, "judge": judge, "value": value, "rationale": rationale, "meta": meta}
-        line = json.dumps(entry, ensure_ascii=False, default=str)
+        line = redact(json.dumps(entry, ensure_ascii=False, default=str))
         with self._lock:
             self._entries[key] = entry
             if self.path is not None:

@@ -53,6 +53,7 @@ from eval_harness.judges.llm.judge import LLMJudge
 from eval_harness.judges.registry import llm_settings
 from eval_harness.judges.scorer import CACHE_FILE
 from eval_harness.judges.values import JudgeFailure
+from eval_harness.redact import redact
 
 PAIRWISE_FILE = "pairwise.json"
 DEFAULT_TEMPLATE = """\
@@ -195,6 +196,6 @@ def run_pairwise(exp: Any, eval_dir: str | Path, *, policy: RetryPolicy | None =
         doc["judges"][block.name] = {"model": settings.model.name, "pairs": pairs}
     target = Path(output) if output else root / PAIRWISE_FILE
     tmp = target.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(doc, indent=2, default=str), encoding="utf-8")
+    tmp.write_text(redact(json.dumps(doc, indent=2, default=str)), encoding="utf-8")
     os.replace(tmp, target)
     return doc

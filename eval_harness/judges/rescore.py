@@ -21,6 +21,7 @@ from typing import Any
 
 from eval_harness.judges.api import Sample
 from eval_harness.judges.scorer import JudgeScorer
+from eval_harness.redact import redact
 
 OUTPUT_DEFAULTS: dict[str, Any] = {"exit_code": None, "stdout": "", "stderr": "", "output": "", "files": {},
                    "latency_s": None, "cost_usd": None, "tokens": None, "tool_calls": None,
@@ -34,7 +35,8 @@ def _read(path: Path) -> Any:
 def write_atomic(path: Path, data: dict[str, Any]) -> None:
     """Write JSON through a temp file in the same folder, then rename over the target."""
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2, ensure_ascii=False, default=str), encoding="utf-8")
+    tmp.write_text(redact(json.dumps(data, indent=2, ensure_ascii=False, default=str)),
+                   encoding="utf-8")
     os.replace(tmp, path)
 
 

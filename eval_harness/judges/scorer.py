@@ -102,7 +102,10 @@ class JudgeScorer:
                  *, fence: bool = True) -> None:
         self.exp = exp
         self.cache = cache
-        self.policy = policy or RetryPolicy()
+        cfg = getattr(getattr(exp, "loaded", None), "config", None)
+        cap = getattr(getattr(cfg, "execution", None), "max_response_bytes", None)
+        self.policy = policy or (RetryPolicy(max_bytes=cap) if isinstance(cap, int)
+                                 else RetryPolicy())
         self.fence = fence
         self._lock = threading.Lock()
         self._bound: dict[str, tuple[list[Bound], list[str]]] = {}

@@ -9,6 +9,7 @@ on a numeric judge — and returns warnings, including the dataset lint
 
 from __future__ import annotations
 
+import ast
 import textwrap
 from typing import Any
 
@@ -26,12 +27,31 @@ def compile_check(body: str, where: str) -> Any:
     """Compile a ``check`` body as the body of ``def check(outputs, input, expected)``."""
     source = "def __check__(outputs, input, expected, arguments):\n" + textwrap.indent(body, "    ")
     try:
-        return compile(source, f"<judge {where}>", "exec")
+        code = compile(source, f"<judge {where}>", "exec")
     except SyntaxError as exc:
         line = (exc.lineno or 2) - 1
         raise ConfigError(f"check code does not compile: {exc.msg} (line {line} of the body)",
                           path=where, hint="the body runs inside a function; `return value, why`"
                           ) from None
+    if not _returns_a_value(ast.parse(source).body[0]):
+        raise ConfigError("check code never returns a value (every sample would error)",
+                          path=where, hint="end the body with `return value, why`, e.g. "
+                                           "`return ok, \"reason\"`")
+    return code
+
+
+def _returns_a_value(func: ast.AST) -> bool:
+    """Whether a ``return <value>`` appears in the function itself (not in a nested def,
+    lambda or class, whose returns are not the check's)."""
+    todo = list(ast.iter_child_nodes(func))
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.Return) and node.value is not None and not (
+                isinstance(node.value, ast.Constant) and node.value.value is None):
+            return True
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            todo.extend(ast.iter_child_nodes(node))
+    return False
 
 
 def _input_fields(exp: Any) -> set[str] | None:
@@ -44,9 +64,38 @@ def _input_fields(exp: Any) -> set[str] | None:
     return (common or set()) | overrides
 
 
-def _check_template(text: str, fields: set[str], where: str) -> None:
+def _expected_fields(exp: Any) -> set[str]:
+    """Fields present in every case's ``expected`` (none when one is not a mapping)."""
+    common: set[str] | None = None
+    for case in exp.cases:
+        keys = set(case.expected) if isinstance(case.expected, dict) else set()
+        common = keys if common is None else common & keys
+    return common or set()
+
+
+def _strings(value: Any) -> list[str]:
+    """Every string inside a built-in's options (they may hold templates)."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [s for v in value.values() for s in _strings(v)]
+    if isinstance(value, list):
+        return [s for v in value for s in _strings(v)]
+    return []
+
+
+def _check_template(text: str, fields: set[str], where: str,
+                    expected: set[str] | None = None) -> None:
     for ref in mustache_fields(text):
         root, _, rest = ref.partition(".")
+        if root == "expected" and expected is not None:
+            name = rest.split(".")[0]
+            if name and name not in expected:
+                raise ConfigError(f"template references `{ref}` but not every case's expected "
+                                  f"has `{name}`", path=where,
+                                  hint="expected fields: " + (", ".join(sorted(expected)) or
+                                                              "none (expected is not a mapping)"))
+            continue
         if root == "input" or root == "arguments":
             name = rest.split(".")[0]
             if name and name not in fields:
@@ -66,9 +115,10 @@ def validate_judges(exp: Any) -> list[str]:
     """Raise ConfigError on a broken judge or template; return warnings."""
     cfg = exp.loaded.config
     fields = _input_fields(exp) or set()
+    expected = _expected_fields(exp)
     warnings: list[str] = []
     if cfg.execution.prompt:
-        _check_template(cfg.execution.prompt, fields, "execution.prompt")
+        _check_template(cfg.execution.prompt, fields, "execution.prompt", expected)
     if cfg.runner is not None and cfg.runner.type == "cli" and cfg.runner.command:
         command = cfg.runner.command
         text = command if isinstance(command, str) else " ".join(command)
@@ -89,13 +139,16 @@ def validate_judges(exp: Any) -> list[str]:
                                   hint="paths are relative to the config file")
             prompt = path.read_text(encoding="utf-8")
         if prompt is not None:
-            _check_template(prompt, fields, where + ".prompt")
+            _check_template(prompt, fields, where + ".prompt", expected)
             if judge.score_range is None:
                 warnings.append(f"judge `{judge.name}` has no score_range: its verdict is read "
                                 "as a boolean")
             if not (judge.model or cfg.models.judge):
                 raise ConfigError("an LLM judge needs a model", path=where + ".model",
                                   hint="set models.judge or the judge's model: openai:gpt-4.1-nano")
+        if judge.kind_field in BOOLEAN_BUILTINS and judge.kind_field != "json_schema":
+            for text in _strings(getattr(judge, judge.kind_field)):
+                _check_template(text, fields, f"{where}.{judge.kind_field}", expected)
         warnings.extend(_check_kind(judge, where))
         if "timeout" in judge.model_fields_set and judge.kind_field not in ("check", "module"):
             warnings.append(f"judge `{judge.name}`: `timeout` applies to code judges (check, "

@@ -61,14 +61,15 @@ def _rich_table(t: TextTable, plain: bool, width: int) -> tuple[Table, list[str]
     gap, edge = (2, 0) if plain else (3, 4)
     keep = fit_columns(t, width, gap, edge)
     if plain:
-        table = Table(title=t.title, box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False,
+        table = Table(title=Text(t.title), box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False,
                       collapse_padding=True, title_justify="left", highlight=False)
     else:
-        table = Table(title=t.title, box=box.ROUNDED, title_justify="left", highlight=False)
+        table = Table(title=Text(t.title), box=box.ROUNDED, title_justify="left", highlight=False)
     for i in keep:
         # One line per cell, always: a number is never split; an over-long label is
         # cut with "…" (its full text is in report.md / report.html).
-        table.add_column(t.columns[i], justify="right" if t.align[i] == "r" else "left",
+        # headers and titles may hold user strings (levels, judge names): Text, never markup
+        table.add_column(Text(t.columns[i]), justify="right" if t.align[i] == "r" else "left",
                          no_wrap=True, overflow="ellipsis",
                          min_width=min(cell_len(t.columns[i]), 12))
     for row in t.rows:

@@ -5,7 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
 MAX_ROWS = 200
 
@@ -25,16 +27,18 @@ def _duration(seconds: float | None) -> str:
 
 
 def render_dry_run(summary: dict[str, Any], console: Console | None = None) -> None:
-    """Print the grid, totals, estimates and warnings."""
+    """Print the grid, totals, estimates and warnings. Every user string (eval name, factor
+    names, levels, warnings quoting them) is escaped: `[/oops]` is a level, not markup."""
     console = console or Console(highlight=False)
     factors = list(summary["factors"])
-    table = Table(title=f"{summary['eval']}: {summary['n_conditions']} conditions", show_lines=False)
+    table = Table(title=Text(f"{summary['eval']}: {summary['n_conditions']} conditions"),
+                  show_lines=False)
     table.add_column("condition_id", style="cyan", no_wrap=True)
     for f in factors:
-        table.add_column(f)
+        table.add_column(Text(str(f)))
     table.add_column("runs", justify="right")
     for cond in summary["conditions"][:MAX_ROWS]:
-        table.add_row(cond["condition_id"], *(str(cond["levels"][f]) for f in factors),
+        table.add_row(cond["condition_id"], *(Text(str(cond["levels"][f])) for f in factors),
                       f"{cond['runs']:,}")
     console.print(table)
     hidden = summary["n_conditions"] - MAX_ROWS
@@ -59,7 +63,7 @@ def render_dry_run(summary: dict[str, Any], console: Console | None = None) -> N
         console.print(f"estimated time: {_duration(est['time_s'])} at the chosen concurrency")
     power = summary.get("power")
     if power:
-        console.print(f"power: {power.get('text', power)}")
+        console.print(f"power: {escape(str(power.get('text', power)))}")
     for warning in summary["warnings"]:
-        console.print(f"[yellow]warning:[/yellow] {warning}")
+        console.print(f"[yellow]warning:[/yellow] {escape(str(warning))}")
     console.print("[green]valid[/green]: nothing was run")

@@ -17,6 +17,7 @@ from typing import Any
 import pandas as pd
 
 from eval_harness.errors import UsageError
+from eval_harness.redact import redact
 from eval_harness.reports.markdown import render_markdown
 from eval_harness.reports.model import build_report
 
@@ -100,7 +101,7 @@ def write_reports(
 
             text = render_html(report, frame=frame, runs_root=runs_root)
         tmp = path.with_suffix(path.suffix + ".tmp")
-        tmp.write_text(text, encoding="utf-8")
+        tmp.write_text(redact(text), encoding="utf-8")  # secrets masked (redact.py)
         tmp.replace(path)
         written[f] = path
     return written

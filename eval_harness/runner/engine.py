@@ -11,7 +11,8 @@ API::
   launching, lets calls in flight finish (their ok results are kept), writes **no record**
   for the cells that hit quota/auth or were never started (so a rerun does them), and
   raises :class:`~eval_harness.errors.QuotaExhausted` (exit 3).
-- Ctrl-C: stop launching, TERM/KILL the subprocesses in flight, record nothing for them,
+- Ctrl-C or SIGTERM (the CLI turns it into :class:`~eval_harness.errors.Terminated`):
+  stop launching, TERM/KILL the subprocesses in flight, record nothing for them,
   mark the run directories, re-raise KeyboardInterrupt (exit 130). Finished cells stay.
 - A scorer is a parameter (``None`` = no judges); a scorer exception makes the case
   ``errored`` with the reason, never a lost case and never a zero score.
@@ -22,7 +23,7 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -30,7 +31,7 @@ from typing import Any
 
 from eval_harness.config.envvars import env_references
 from eval_harness.config.models import EvalConfig
-from eval_harness.errors import QuotaExhausted
+from eval_harness.errors import QuotaExhausted, Terminated
 from eval_harness.judges.api import Scorer
 from eval_harness.matrix.builder import Condition
 from eval_harness.matrix.experiment import Experiment
@@ -43,6 +44,9 @@ from eval_harness.store.index import Entry, ResumeIndex
 from eval_harness.store.rundirs import RunDir, finish_run_dir, open_run_dirs
 from eval_harness.store.writer import begin_case
 
+#: engine abort -> run.json ``aborted_reason``
+_ABORT_REASONS = {"interrupt": "interrupted", "terminated": "terminated", "quota": "quota",
+                  "error": "error"}
 #: seconds Ctrl-C waits for workers to wind down after their processes were stopped
 INTERRUPT_JOIN_S = 10.0
 
@@ -76,7 +80,8 @@ class EngineSummary:
     spend_usd: float = 0.0
     run_dirs: list[Path] = field(default_factory=list)
     statuses: dict[str, str] = field(default_factory=dict)  # run_id -> run.json status
-    aborted: str | None = None  # None | quota | interrupt
+    aborted: str | None = None  # None | quota | interrupt | terminated | error
+    reasons: Counter[str] = field(default_factory=Counter)  # errored cells: reason -> count
 
 
 @dataclass(frozen=True)
@@ -219,7 +224,8 @@ class Engine:
                 return _Outcome(None, result.reason)
             more, n = call_with_retries(runner, request, retries, self.opt.backoff, self._stop)
             result, attempts = more, attempts + n
-        if self._stop.is_set() and (result.failure == "transient" or self.aborted == "interrupt"
+        if self._stop.is_set() and (result.failure == "transient"
+                                    or self.aborted in ("interrupt", "terminated")
                                     or result.reason == "cancelled"):
             return _Outcome(None)  # cut short by the abort: leave it for the rerun
         return _Outcome(self._record(cell, run, request, result, attempts))
@@ -263,6 +269,8 @@ class Engine:
             with self._lock:
                 summary.ok += status == "ok"
                 summary.errored += status == "errored"
+                if status == "errored":
+                    summary.reasons[" ".join(str(rec.get("reason") or "unknown").split())[:200]] += 1
                 summary.spend_usd += cost or 0.0
                 self.index.add(cid, rep, rec["case_id"], entry)
                 progress.advance(errored=status == "errored", cost=cost)
@@ -294,8 +302,9 @@ class Engine:
             for w in workers:
                 while w.is_alive():
                     w.join(0.25)
-        except BaseException:  # Ctrl-C: stop, kill what runs, keep what finished, re-raise
-            self.aborted = "interrupt"
+        except BaseException as exc:  # Ctrl-C / SIGTERM: stop, kill what runs, keep what
+            # finished, re-raise
+            self.aborted = "terminated" if isinstance(exc, Terminated) else "interrupt"
             self._stop.set()
             self._cancel()
             # bounded: a worker stuck in user Python code (a judge, a python-runner call)
@@ -326,7 +335,8 @@ class Engine:
         shard = str(self.opt.shard) if self.opt.shard else None
         for run in self.run_dirs.values():
             status = finish_run_dir(run, self.exp.name, case_ids,
-                                    aborted=self.aborted is not None, shard=shard)
+                                    aborted=self.aborted is not None, shard=shard,
+                                    reason=_ABORT_REASONS.get(self.aborted or ""))
             summary.statuses[run.run_id] = status
             summary.run_dirs.append(run.path)
         summary.aborted = self.aborted

@@ -45,7 +45,8 @@ class HttpRunner:
         if cfg.execution.prompt:
             payload["prompt"] = render_value(cfg.execution.prompt, {"input": request.input},
                                              where="execution.prompt")
-        reply = post_json(runner.url, payload, runner.headers, cfg.execution.timeout)
+        reply = post_json(runner.url, payload, runner.headers, cfg.execution.timeout,
+                           cfg.execution.max_response_bytes)
         result = reply_to_result(reply)
         if reply.failure != "none":
             return result

@@ -7,7 +7,9 @@ Classification (used by the engine's retry and fail-fast logic):
 - 429 (or 400/402/403) whose body says the quota/credit is exhausted (OpenAI
   ``insufficient_quota``, Anthropic ``credit balance is too low``, ``billing``): ``quota``;
 - 401 and 403: ``auth``;
-- any other 4xx: ``error`` (the request itself is wrong; retrying cannot help).
+- any other 4xx: ``error`` (the request itself is wrong; retrying cannot help);
+- a redirect or an over-size reply: ``error``; a header with a line break: ``auth``
+  (the credential itself is malformed: fail fast rather than error every cell).
 """
 
 from __future__ import annotations
@@ -16,13 +18,12 @@ import email.utils
 import json
 import re
 import time
-import urllib.error
-import urllib.request
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from eval_harness.runner.base import Failure
+from eval_harness.runner.transport import MAX_RESPONSE_BYTES, TransportError, post
 
 _QUOTA = re.compile(r"insufficient_quota|credit balance|quota exceeded|exceeded your current quota"
                     r"|billing|out of credits", re.I)
@@ -69,29 +70,30 @@ def classify(status: int, text: str) -> tuple[Failure, str]:
     return "error", f"HTTP {status}: {snippet}"
 
 
-def post_json(url: str, payload: Any, headers: Mapping[str, str], timeout: float) -> HttpReply:
-    """POST ``payload`` as JSON; never raises for network or HTTP failures."""
+def post_json(url: str, payload: Any, headers: Mapping[str, str], timeout: float,
+              max_bytes: int = MAX_RESPONSE_BYTES) -> HttpReply:
+    """POST ``payload`` as JSON; never raises for network or HTTP failures.
+
+    ``timeout`` is a wall-clock deadline for the whole call; redirects are refused and the
+    body is capped at ``max_bytes`` (see :mod:`eval_harness.runner.transport`)."""
     data = json.dumps(payload, default=str).encode("utf-8")
-    request = urllib.request.Request(url, data=data, method="POST",
-                                     headers={"Content-Type": "application/json", **headers})
     start = time.monotonic()
     try:
-        with urllib.request.urlopen(request, timeout=timeout) as resp:
-            text = resp.read().decode("utf-8", "replace")
-            status = resp.status
-    except urllib.error.HTTPError as exc:
-        text = exc.read().decode("utf-8", "replace") if exc.fp else ""
-        failure, reason = classify(exc.code, text)
-        return HttpReply(exc.code, None, text, time.monotonic() - start, failure, reason,
-                         parse_retry_after(exc.headers.get("Retry-After") if exc.headers else None))
-    except (urllib.error.URLError, TimeoutError, ConnectionError, OSError) as exc:
-        why = str(getattr(exc, "reason", None) or exc)
-        return HttpReply(None, None, "", time.monotonic() - start, "transient",
-                         f"network error: {why}", None)
+        raw = post(url, data, {"Content-Type": "application/json", **headers},
+                   deadline_s=timeout, max_bytes=max_bytes)
+    except TransportError as exc:
+        failure: Failure = ("transient" if exc.transient
+                            else "auth" if exc.kind == "header" else "error")
+        return HttpReply(None, None, "", time.monotonic() - start, failure, str(exc), None)
+    text = raw.body.decode("utf-8", "replace")
     latency = time.monotonic() - start
+    if raw.status >= 400:
+        failure, reason = classify(raw.status, text)
+        return HttpReply(raw.status, None, text, latency, failure, reason,
+                         parse_retry_after(raw.headers.get("Retry-After")))
     try:
         body = json.loads(text) if text.strip() else None
     except ValueError:
-        return HttpReply(status, None, text, latency, "error",
+        return HttpReply(raw.status, None, text, latency, "error",
                          f"malformed output: response is not JSON ({text[:80]!r})", None)
-    return HttpReply(status, body, text, latency, "none", None, None)
+    return HttpReply(raw.status, body, text, latency, "none", None, None)

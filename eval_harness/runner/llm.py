@@ -80,7 +80,8 @@ class OpenAIRunner(_LlmRunner):
         if key:
             headers["Authorization"] = f"Bearer {key}"
         reply = post_json(base.rstrip("/") + "/chat/completions", body, headers,
-                          self.config.execution.timeout)
+                          self.config.execution.timeout,
+                          self.config.execution.max_response_bytes)
         result = reply_to_result(reply)
         if reply.failure != "none":
             return result
@@ -126,7 +127,8 @@ class AnthropicRunner(_LlmRunner):
         if key:
             headers["x-api-key"] = key
         reply = post_json(base.rstrip("/") + "/v1/messages", body, headers,
-                          self.config.execution.timeout)
+                          self.config.execution.timeout,
+                          self.config.execution.max_response_bytes)
         result = reply_to_result(reply)
         if reply.failure != "none":
             return result

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from eval_harness.redact import redact_bytes, redact_file
 from eval_harness.runner.watchdog import WATCHDOG, Watch
 
 #: bytes of stdout kept in memory for parsing (the log on disk keeps everything)
@@ -103,6 +104,7 @@ def read_capped(path: str | Path, limit: int = MAX_CAPTURE) -> tuple[str, str, b
 
 def _tee(src: IO[bytes], sink_fd: int, prefix: str, echo: IO[str]) -> None:
     for line in iter(src.readline, b""):
+        line = redact_bytes(line)  # secrets masked in the log and on the terminal
         os.write(sink_fd, line)
         echo.write(f"{prefix}{line.decode('utf-8', 'replace').rstrip()}\n")
     src.close()
@@ -169,11 +171,14 @@ class ProcessGroup:
             os.close(out)
             raise
         try:
-            return self._run(argv, cwd, env, timeout, grace, out, err, stdin_data, shell,
-                             tee_prefix, executable, start, threads, env_list)
+            outcome = self._run(argv, cwd, env, timeout, grace, out, err, stdin_data, shell,
+                                tee_prefix, executable, start, threads, env_list)
         finally:
             os.close(out)
             os.close(err)
+        redact_file(stdout_path)  # a no-op unless a secret is registered and present
+        redact_file(stderr_path)
+        return outcome
 
     def _run(self, argv: list[str] | str, cwd: str | Path, env: Mapping[Any, Any],
              timeout: float, grace: float, out: int, err: int, stdin_data: bytes | None,

@@ -19,6 +19,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Union
 
+from eval_harness.redact import redact
+
 _FSYNC = os.environ.get("EVAL_HARNESS_FSYNC", "") not in ("", "0")
 _counter = itertools.count(1)  # next() on a C counter is atomic under the GIL
 _NEW_FILE = os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_CLOEXEC
@@ -77,7 +79,7 @@ def dumps(value: Any) -> bytes:
     Compact on purpose: with ``indent`` the stdlib falls back to its pure-Python encoder,
     which cost more per cell than spawning the process (pipe through ``jq`` to read).
     """
-    return _ENCODER.encode(value).encode("utf-8")
+    return redact(_ENCODER.encode(value)).encode("utf-8")  # secrets masked (redact.py)
 
 
 def _text(value: Any) -> str:

@@ -92,7 +92,7 @@ def _find_existing(eval_dir: Path, key: tuple[str, int]) -> Path | None:
 
 
 def update_run_json(run: RunDir, eval_name: str, *, status: str, shard: str | None,
-                    starting: bool = False) -> None:
+                    starting: bool = False, aborted_reason: str | None = None) -> None:
     """Create or update ``run.json`` under the run's lock."""
     with file_lock(run.path / ".run.lock"):
         old: dict[str, Any] = read_json(run.path / "run.json") or {}
@@ -107,17 +107,19 @@ def update_run_json(run: RunDir, eval_name: str, *, status: str, shard: str | No
         })
         data = record.model_dump()
         data.update(shards=shards, label=run.condition.label, hash_version=HASH_VERSION,
-                    last_started_at=now if starting else old.get("last_started_at"))
+                    last_started_at=now if starting else old.get("last_started_at"),
+                    aborted_reason=aborted_reason if status == "aborted" else None)
         atomic_write_json(run.path / "run.json", data)
 
 
 def finish_run_dir(run: RunDir, eval_name: str, case_ids: list[str], *, aborted: bool,
-                   shard: str | None) -> str:
+                   shard: str | None, reason: str | None = None) -> str:
     """Recount this run's current records; write its final status and return it.
 
     ``complete``: every case has a record under the current digest; ``partial``: some do
     not (other shards may still be running, or cells errored out of this process);
-    ``aborted``: this process stopped early (quota/auth, Ctrl-C).
+    ``aborted``: this process stopped early; ``reason`` (``interrupted`` for Ctrl-C,
+    ``terminated`` for SIGTERM, ``quota``, ``error``) is written as ``aborted_reason``.
     """
     done = 0
     cases = os.path.join(run.path, "cases")  # strings: a pathlib join per case is slow
@@ -126,5 +128,5 @@ def finish_run_dir(run: RunDir, eval_name: str, case_ids: list[str], *, aborted:
         if isinstance(rec, dict) and rec.get("config_digest") == run.digest:
             done += 1
     status = "complete" if done == len(case_ids) else ("aborted" if aborted else "partial")
-    update_run_json(run, eval_name, status=status, shard=shard)
+    update_run_json(run, eval_name, status=status, shard=shard, aborted_reason=reason)
     return status

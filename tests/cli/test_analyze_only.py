@@ -69,8 +69,9 @@ def test_every_sample_errored_is_said_plainly(tmp_path: Path) -> None:
                    "judges:\n  - name: j\n    check: 'return True, \"\"'\n")
     code, _, err = run_cli("--config", str(cfg), "--runs-dir", str(tmp_path / "runs"),
                            "--output", str(tmp_path / "out"))
-    assert code == 0, err
-    assert "every sample errored (4); there is nothing to analyse" in err
+    assert code == 4, err  # nothing usable is never exit 0
+    assert "every sample errored (4 of 4): nothing was scored" in err
     assert "pass --config" not in err  # the config was given: do not blame judge ranges
     anova = json.loads((tmp_path / "out" / "anova.json").read_text())
     assert anova["errored_samples"]["count"] == 4 and anova["terms"] == {}
+    assert anova["status"] == "no_scored_samples"

@@ -143,7 +143,7 @@ def test_internal_error_is_one_line_without_debug(tmp_path: Path, monkeypatch) -
     monkeypatch.setattr(dry, "prepare", boom)
     path = _setup(tmp_path)
     code, _, err = run_cli("--config", str(path), "--dry-run")
-    assert code == 1
+    assert code == 70  # distinct from 1 (a gate failed)
     assert err.strip().splitlines() == [
         "internal error: RuntimeError: kaboom (rerun with --debug for the traceback; "
         "finished work is kept)"]

@@ -50,8 +50,10 @@ def test_every_fixture_mode_lands_with_status_and_reason(tmp_path: Path) -> None
 
 def test_argv_placeholders_stay_one_element_and_secrets_are_masked(tmp_path: Path,
                                                                    monkeypatch) -> None:
-    monkeypatch.setenv("FIXTURE_TOKEN", "s3cr3t-value")
-    cmd = (f"{AGENT.parent / 'echo_argv.py'} --q {{question}} --tok ${{FIXTURE_TOKEN}} "
+    # not named like a credential, so the echo in outputs.json keeps it (a credential-named
+    # variable is masked in every file: tests/security); command.json masks every ${VAR}
+    monkeypatch.setenv("FIXTURE_VALUE", "s3cr3t-value")
+    cmd = (f"{AGENT.parent / 'echo_argv.py'} --q {{question}} --tok ${{FIXTURE_VALUE}} "
            "--m {model}")
     cfg = write_eval(tmp_path, factors={"model": ["m 1; rm -rf /"]}, n_cases=1,
                      runner={"type": "cli", "command": cmd, "output_format": "json"})

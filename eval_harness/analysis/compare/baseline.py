@@ -37,6 +37,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from eval_harness.analysis.shared import SharedDict, SharedList
 from eval_harness.errors import ConfigError, UsageError
+from eval_harness.redact import redact
 
 KIND = "eval_harness.baseline"
 SCHEMA_VERSION = 1
@@ -213,7 +214,7 @@ def export_baseline(
     target.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".baseline-", suffix=".tmp")
     with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        json.dump(doc, fh, indent=1, allow_nan=False)
+        fh.write(redact(json.dumps(doc, indent=1, allow_nan=False)))
         fh.write("\n")
     os.replace(tmp, target)
     return doc

@@ -22,12 +22,11 @@ import json
 import logging
 import threading
 import time
-import urllib.error
-import urllib.request
 from dataclasses import dataclass, field
 from typing import Any
 
 from eval_harness.judges.llm.providers import ModelRef, endpoint
+from eval_harness.runner.transport import MAX_RESPONSE_BYTES, TransportError, post
 
 ANTHROPIC_VERSION = "2023-06-01"
 RETRY_STATUSES = {408, 409, 425, 429, 500, 502, 503, 504, 529}
@@ -54,7 +53,8 @@ class RetryPolicy:
     attempts: int = 4
     base_delay: float = 1.0
     max_delay: float = 20.0
-    timeout: float = 120.0
+    timeout: float = 120.0  # wall-clock deadline per request
+    max_bytes: int = MAX_RESPONSE_BYTES  # largest reply body read
 
 
 @dataclass
@@ -96,29 +96,32 @@ def _post(url: str, headers: dict[str, str], body: dict[str, Any],
     data = json.dumps(body).encode()
     last = "no attempt made"
     for attempt in range(policy.attempts):
-        request = urllib.request.Request(url, data=data, headers=headers, method="POST")
         delay = min(policy.max_delay, policy.base_delay * 2 ** attempt)
         try:
-            with urllib.request.urlopen(request, timeout=policy.timeout) as resp:
-                raw = resp.read()
-            try:
-                parsed = json.loads(raw)
-            except json.JSONDecodeError:
-                raise LLMError("provider returned a non-JSON body") from None
-            if not isinstance(parsed, dict):
-                raise LLMError("provider returned a non-object body")
-            return parsed
-        except urllib.error.HTTPError as exc:
-            message = _error_text(exc.read())
-            last = f"HTTP {exc.code}: {message}"
-            if exc.code not in RETRY_STATUSES:
-                raise LLMError(last, exc.code) from None
-            retry_after = exc.headers.get("Retry-After") if exc.headers else None
+            # wall-clock deadline per request, no redirects, capped body (runner.transport)
+            reply = post(url, data, headers, deadline_s=policy.timeout,
+                         max_bytes=policy.max_bytes)
+        except TransportError as exc:
+            if not exc.transient:
+                raise LLMError(str(exc)) from None
+            last = f"connection failed: {exc}"
+        else:
+            if reply.status < 400:
+                try:
+                    parsed = json.loads(reply.body)
+                except ValueError:
+                    raise LLMError("provider returned a non-JSON body") from None
+                if not isinstance(parsed, dict):
+                    raise LLMError("provider returned a non-object body")
+                return parsed
+            message = _error_text(reply.body)
+            last = f"HTTP {reply.status}: {message}"
+            if reply.status not in RETRY_STATUSES:
+                raise LLMError(last, reply.status) from None
+            retry_after = reply.headers.get("Retry-After")
             if retry_after:
                 with contextlib.suppress(ValueError):
                     delay = min(policy.max_delay, float(retry_after))
-        except (urllib.error.URLError, TimeoutError, ConnectionError) as exc:
-            last = f"connection failed: {getattr(exc, 'reason', exc)}"
         if attempt + 1 < policy.attempts:
             time.sleep(delay)
     raise LLMError(f"gave up after {policy.attempts} attempts; last: {last}")

@@ -1,0 +1,163 @@
+"""Read run directories for people: what ran (``orchestrate runs``) and one case across the
+conditions (``orchestrate show``). Reads only the run-directory contract (run.json /
+condition.json, cases/*/record.json, input.json, outputs.json); never the runner.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from eval_harness.analysis.discover import find_run_dirs
+from eval_harness.errors import UsageError
+from eval_harness.store.atomic import read_json
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """One run directory: its condition, replication, status and case counts."""
+
+    path: Path
+    run_id: str
+    condition_id: str
+    levels: dict[str, Any]
+    replication: int
+    status: str
+    counts: dict[str, int]  # case status (ok / errored / incomplete) -> number of cases
+
+
+@dataclass(frozen=True)
+class JudgeView:
+    """One judge's verdict on one sample."""
+
+    name: str
+    value: Any
+    rationale: str | None
+    errored: bool
+    error: str | None
+
+
+@dataclass(frozen=True)
+class SampleView:
+    """One case in one run: what it was asked, what it answered, how it was judged."""
+
+    run: RunInfo
+    case_id: str
+    status: str  # ok | errored | incomplete (no record.json yet)
+    reason: str | None
+    input: Any
+    output: str | None
+    latency_s: float | None
+    cost_usd: float | None
+    composite: float | None
+    judges: list[JudgeView] = field(default_factory=list)
+
+
+def _case_dirs(run: Path) -> list[Path]:
+    cases = run / "cases"
+    if not cases.is_dir():
+        return []
+    return sorted((p for p in cases.iterdir() if p.is_dir()), key=lambda p: p.name)
+
+
+def _run_info(path: Path) -> RunInfo:
+    rec = read_json(path / "run.json") or {}
+    cond = read_json(path / "condition.json") or {}
+    counts: Counter[str] = Counter()
+    for case in _case_dirs(path):
+        record = read_json(case / "record.json")
+        counts[str(record.get("status", "ok")) if isinstance(record, dict) else "incomplete"] += 1
+    return RunInfo(
+        path=path, run_id=str(rec.get("run_id") or path.name),
+        condition_id=str(rec.get("condition_id") or cond.get("condition_id") or ""),
+        levels=dict(rec.get("levels") or cond.get("levels") or {}),
+        replication=int(rec.get("replication") or 1), status=str(rec.get("status") or "unknown"),
+        counts=dict(counts),
+    )
+
+
+def list_runs(roots: Sequence[str | os.PathLike[str]]) -> list[RunInfo]:
+    """Every run directory of this tool's layout under ``roots``, in path order.
+
+    Raises UsageError when a root is missing or holds no run directory of this tool
+    (agent-eval-harness runs are analysed by ``--analyze-only``, not browsed here).
+    """
+    found = find_run_dirs(roots)
+    native = [Path(r.path) for r in found if r.layout == "native"]
+    if not native:
+        other = f" ({len(found)} agent-eval-harness runs: use --analyze-only)" if found else ""
+        raise UsageError(f"no run directories under {', '.join(map(str, roots))}{other}",
+                         hint="point at runs/<eval>/ (written by orchestrate --config ...)")
+    return [_run_info(p) for p in native]
+
+
+def select_runs(runs: Sequence[RunInfo], specs: Sequence[str] | None) -> list[RunInfo]:
+    """Runs whose condition matches any spec: ``model=a,effort=low`` or an id prefix."""
+    if not specs:
+        return list(runs)
+    from eval_harness.matrix.experiment import parse_condition_spec
+
+    factors = sorted({k for r in runs for k in r.levels})
+    chosen = []
+    for spec in specs:
+        parsed = parse_condition_spec(spec)
+        if isinstance(parsed, dict) and (unknown := set(parsed) - set(factors)):
+            raise UsageError(f"--condition names unknown factor(s): {', '.join(sorted(unknown))}",
+                             hint=f"factors are {', '.join(factors)}")
+        for r in runs:
+            hit = (r.condition_id.startswith(parsed) if isinstance(parsed, str)
+                   else all(str(r.levels.get(k)) == v for k, v in parsed.items()))
+            if hit and r not in chosen:
+                chosen.append(r)
+    if not chosen:
+        raise UsageError(f"no run matches --condition {', '.join(specs)}",
+                         hint="list the conditions with: orchestrate runs DIR")
+    return chosen
+
+
+def case_ids(runs: Sequence[RunInfo]) -> list[str]:
+    """Every case id seen in the runs, sorted."""
+    return sorted({c.name for r in runs for c in _case_dirs(r.path)})
+
+
+def _output(outputs: Any) -> str | None:
+    if not isinstance(outputs, dict):
+        return None
+    out = outputs.get("output")
+    return None if out is None else str(out)
+
+
+def sample(run: RunInfo, case_id: str) -> SampleView | None:
+    """The case ``case_id`` in ``run``; None when the run never started that case."""
+    case = run.path / "cases" / case_id
+    if not case.is_dir():
+        return None
+    record = read_json(case / "record.json")
+    outputs = read_json(case / "outputs.json")
+    if not isinstance(record, dict):
+        return SampleView(run, case_id, "incomplete", "no record.json (not finished)",
+                          read_json(case / "input.json"), _output(outputs), None, None, None)
+    judges = [JudgeView(name, s.get("value"), s.get("rationale"), bool(s.get("errored")),
+                        s.get("error"))
+              for name, s in sorted((record.get("scores") or {}).items()) if isinstance(s, dict)]
+    return SampleView(
+        run=run, case_id=case_id, status=str(record.get("status", "ok")),
+        reason=record.get("reason"), input=read_json(case / "input.json"),
+        output=_output(outputs), latency_s=record.get("latency_s"),
+        cost_usd=record.get("cost_usd"), composite=record.get("composite"), judges=judges,
+    )
+
+
+def case_across_conditions(runs: Sequence[RunInfo], case_id: str) -> list[SampleView]:
+    """One case in every run that has it (condition order, then replication)."""
+    views = [v for r in runs if (v := sample(r, case_id)) is not None]
+    if not views:
+        known = case_ids(runs)
+        shown = ", ".join(known[:8]) + (" ..." if len(known) > 8 else "")
+        raise UsageError(f"case {case_id!r} is in none of the {len(runs)} run(s)",
+                         hint=f"cases are: {shown}" if known else "the runs hold no case yet")
+    return views

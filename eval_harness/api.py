@@ -1,0 +1,275 @@
+"""The Python API: run an experiment and analyse runs from a script or a notebook.
+
+``run(config_or_path, **overrides) -> Result`` is ``orchestrate --config ...``;
+``analyze(runs, ...) -> Analysis`` is ``orchestrate --analyze-only ...``. Overrides are the
+CLI's long flags in snake_case (``runs_dir="runs"``, ``correction="bh"``,
+``condition=["model=a"]``). Both write the same files as the CLI; neither prints the
+console report unless ``console=True``. Errors are the CLI's exceptions
+(:class:`eval_harness.errors.ConfigError` and friends; ``.exit_code`` says what the CLI
+would exit with). See docs/api.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import tempfile
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from eval_harness.errors import UsageError
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas as pd
+
+    from eval_harness.cli.pipeline import AnalysisOutputs
+
+PathLike = str | os.PathLike[str]
+#: flags that take a list on the command line: a single string is accepted too
+_LISTS = ("cases", "condition", "simple_effects", "analyze_only")
+#: API-only keywords (not CLI flags)
+_API_ONLY = ("console", "analyze", "judge_check")
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """One analysis: the JSON documents as dicts, the tidy frame, and tables as DataFrames.
+
+    ``anova`` and ``comparisons`` are exactly ``anova.json`` and ``comparisons.json``
+    (docs/statistics.md, docs/reports.md list every field).
+    """
+
+    anova: dict[str, Any]
+    comparisons: dict[str, Any]
+    leaderboard: dict[str, Any]
+    thresholds: list[dict[str, Any]]
+    frame: pd.DataFrame  #: one row per (run, case, judge) plus a ``composite`` row per sample
+    output_dir: Path  #: where anova.json, comparisons.json and the reports were written
+    files: dict[str, Path]  #: file name (``anova.json``, ``report.html``, ...) -> path
+    failures: list[str]  #: failed thresholds / regression gate lines (empty when it passed)
+    exported: Path | None = None  #: the baseline file written by ``export=...``
+
+    @property
+    def exit_code(self) -> int:
+        """What the CLI would exit with: 1 when a threshold or the regression gate failed."""
+        return 1 if self.failures else 0
+
+    @property
+    def passed(self) -> bool:
+        """True when no threshold and no regression gate failed."""
+        return not self.failures
+
+    def terms(self) -> pd.DataFrame:
+        """The ANOVA table: one row per term (index ``term``): F, df_num, df_den, gg_epsilon,
+        p_raw, p_adjusted, significant, partial_eta_sq."""
+        import pandas as pd
+
+        rows = [{"term": t, **{k: v for k, v in r.items() if not isinstance(v, (dict, list))}}
+                for t, r in self.anova.get("terms", {}).items()]
+        return pd.DataFrame(rows, columns=_columns(rows, "term")).set_index("term")
+
+    def contrasts(self) -> pd.DataFrame:
+        """Pairwise contrasts of marginal means, one row per (factor, a, b); plus the simple
+        effects (``by`` and ``at`` set) when they were requested."""
+        import pandas as pd
+
+        rows: list[dict[str, Any]] = []
+        for factor, block in (self.anova.get("contrasts") or {}).items():
+            rows += [_pair_row(factor, None, None, p) for p in block.get("pairs", [])]
+        for block in self.anova.get("simple_effects") or []:
+            rows += [_pair_row(block["factor"], block["by"], block["at"], p)
+                     for p in block.get("pairs", [])]
+        return pd.DataFrame(rows, columns=_columns(rows, "factor"))
+
+    def conditions(self) -> pd.DataFrame:
+        """Per-condition summary: levels as columns, mean composite with its 95% CI, n,
+        errored samples, cost and latency."""
+        import pandas as pd
+
+        rows = []
+        for s in self.anova.get("condition_summaries") or []:
+            ci = s.get("ci") or [None, None]
+            rest = {k: v for k, v in s.items() if k not in ("levels", "ci")}
+            rows.append({**(s.get("levels") or {}), **rest, "ci_low": ci[0], "ci_high": ci[1]})
+        return pd.DataFrame(rows, columns=_columns(rows, "condition_id"))
+
+    def comparison_table(self) -> pd.DataFrame:
+        """One row per comparison (each condition against the reference, or against the
+        baseline): verdict, composite difference with CI and p, pass-rate test, case lists."""
+        import pandas as pd
+
+        rows = []
+        for c in self.comparisons.get("comparisons") or []:
+            comp, overall = c.get("composite") or {}, c.get("overall") or {}
+            ci = comp.get("ci") or [None, None]
+            rows.append({
+                "kind": c.get("kind"), "reference": c["reference"].get("label"),
+                "candidate": c["candidate"].get("label"), "verdict": c.get("verdict"),
+                "n_cases": c.get("n_cases_compared"), "composite_diff": comp.get("estimate"),
+                "composite_ci_low": ci[0], "composite_ci_high": ci[1], "composite_p": comp.get("p"),
+                "pass_rate_diff": overall.get("statistic"), "pass_rate_p": overall.get("p"),
+                "significant_drop": c.get("significant_drop"), "regressed": c.get("regressed"),
+                "improved": c.get("improved"), "errored": c.get("errored_candidate"),
+            })
+        return pd.DataFrame(rows, columns=_columns(rows, "kind"))
+
+
+def _columns(rows: list[dict[str, Any]], first: str) -> list[str]:
+    cols = [first]
+    for r in rows:
+        cols += [k for k in r if k not in cols]
+    return cols
+
+
+def _pair_row(factor: str, by: str | None, at: Any, p: Mapping[str, Any]) -> dict[str, Any]:
+    ci = p.get("ci") or [None, None]
+    rest = {k: v for k, v in p.items() if k not in ("a", "b", "ci")}
+    return {"factor": factor, "by": by, "at": at, "a": p.get("a"), "b": p.get("b"), **rest,
+            "ci_low": ci[0], "ci_high": ci[1]}
+
+
+@dataclass(frozen=True)
+class Result:
+    """One ``run``: where the runs are, what ran, and the analysis (None with
+    ``analyze=False``)."""
+
+    name: str  #: the eval's name
+    eval_dir: Path  #: runs/<eval>/ (pass it to :func:`analyze` or ``orchestrate show``)
+    cells: int  #: conditions x cases x replications selected
+    ran: int  #: cells run this time (the rest were complete already)
+    ok: int  #: cells that ran and finished ok
+    errored: int  #: cells that ran and errored (recorded with a reason, never scored 0)
+    skipped_complete: int  #: cells already complete (resumed)
+    spend_usd: float  #: known spend of this run
+    analysis: Analysis | None
+
+    @property
+    def exit_code(self) -> int:
+        """What the CLI would exit with (0, or 1 when a gate failed)."""
+        return self.analysis.exit_code if self.analysis is not None else 0
+
+
+def _namespace(**overrides: Any) -> argparse.Namespace:
+    """The CLI's parsed defaults with ``overrides`` applied (unknown names are an error)."""
+    from eval_harness.cli.args import build_parser
+
+    args = build_parser().parse_args([])
+    known = set(vars(args))
+    for key, value in overrides.items():
+        if key not in known:
+            close = sorted(k for k in known if k.split("_")[0] == key.split("_")[0])
+            raise UsageError(f"unknown option {key!r}",
+                             hint=f"did you mean {', '.join(close)}?" if close else
+                             "the options are the CLI's long flags in snake_case (docs/api.md)")
+        if key in _LISTS and isinstance(value, (str, os.PathLike)):
+            value = [value]
+        if key in ("runs_dir", "output", "export", "baseline", "export_parquet") and value is not None:
+            value = os.fspath(value)
+        setattr(args, key, value)
+    return args
+
+
+@contextlib.contextmanager
+def _config_path(config: PathLike | Mapping[str, Any], base_dir: PathLike | None) -> Iterator[Path]:
+    """A path to the config: as given, or a mapping written to a temporary YAML file in
+    ``base_dir`` (relative paths in it, e.g. ``dataset.path``, resolve against that)."""
+    if not isinstance(config, Mapping):
+        yield Path(config)
+        return
+    import yaml
+
+    folder = Path(base_dir) if base_dir is not None else Path.cwd()
+    fd, name = tempfile.mkstemp(dir=folder, prefix=".eval-api-", suffix=".yaml")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            yaml.safe_dump(dict(config), fh, sort_keys=False)
+        yield Path(name)
+    finally:
+        Path(name).unlink(missing_ok=True)
+
+
+def _analysis(out: AnalysisOutputs, console: bool) -> Analysis:
+    if console:
+        from rich.console import Console
+
+        from eval_harness.reports.console import print_console
+
+        print_console(Console(highlight=False), anova=out.anova, frame=out.frame,
+                      comparisons=out.comparisons, leaderboard=out.leaderboard,
+                      thresholds=out.thresholds, pairwise=out.pairwise)
+    return Analysis(anova=out.anova, comparisons=out.comparisons, leaderboard=out.leaderboard,
+                    thresholds=out.thresholds, frame=out.frame, output_dir=out.out_dir,
+                    files=dict(out.files), failures=list(out.failures), exported=out.exported)
+
+
+def run(
+    config_or_path: PathLike | Mapping[str, Any], *, base_dir: PathLike | None = None,
+    console: bool = False, analyze: bool = True, judge_check: bool = True, **overrides: Any,
+) -> Result:
+    """Run the matrix of an eval.yaml (resumable), then analyse it, as
+    ``orchestrate --config FILE [flags]`` does.
+
+    ``config_or_path``: a path to an eval.yaml, or the same content as a mapping (written to a
+    temporary file in ``base_dir``, default the current directory, so relative paths in it
+    resolve there). ``overrides``: any CLI flag in snake_case, e.g. ``runs_dir``,
+    ``output``, ``cases``, ``limit``, ``condition``, ``concurrency``, ``force``,
+    ``retry_errors``, ``shard``, ``seed``, ``method``, ``correction``, ``per_judge``,
+    ``simple_effects``, ``reference``, ``baseline``, ``export``, ``compact``,
+    ``fail_on_regression``. ``analyze=False`` runs only; ``console=True`` prints the console
+    report; ``judge_check=False`` skips the LLM judges' pre-flight call.
+
+    Raises the CLI's errors: ``ConfigError`` (exit 2; nothing ran), ``QuotaExhausted``
+    (exit 3; finished work kept), ``KeyboardInterrupt``.
+    """
+    from eval_harness.cli.run_cmd import run_matrix
+
+    with _config_path(config_or_path, base_dir) as path:
+        args = _namespace(config=str(path), no_analysis=not analyze,
+                          no_judge_check=not judge_check, json=not console, **overrides)
+        exp, summary, info = run_matrix(args)
+        analysis = None
+        if analyze:
+            from eval_harness.cli.pipeline import compute_analysis
+
+            out = compute_analysis(args, [summary.eval_dir], exp.loaded, exp=exp,
+                                   eval_dir=summary.eval_dir)
+            analysis = _analysis(out, console)
+    return Result(name=exp.name, eval_dir=Path(summary.eval_dir), cells=int(info["cells"]),
+                  ran=int(info["ran"]), ok=int(info["ok"]), errored=int(info["errored"]),
+                  skipped_complete=int(info["skipped_complete"]),
+                  spend_usd=float(info["spend_usd"]), analysis=analysis)
+
+
+def analyze(
+    runs: PathLike | Sequence[PathLike], *, config: PathLike | None = None,
+    console: bool = False, **overrides: Any,
+) -> Analysis:
+    """Analyse existing run directories, as ``orchestrate --analyze-only RUNS`` does.
+
+    ``runs``: one root or several (this tool's runs, merged CI shards, agent-eval-harness
+    runs). ``config``: an eval.yaml for judge score ranges, factor order and thresholds
+    (optional). ``overrides``: ``output``, ``method`` (``"rm"`` | ``"lmm"``),
+    ``correction`` (``"holm"`` | ``"bh"`` | ``"none"``), ``per_judge``,
+    ``keep_incomplete``, ``simple_effects`` (``"model:effort"`` or ``"auto"``),
+    ``reference``, ``baseline``, ``export``, ``compact``, ``fail_on_regression``, ...
+    """
+    from eval_harness.cli.pipeline import compute_analysis, resolve_paths
+    from eval_harness.config.loader import load_config
+
+    roots = [runs] if isinstance(runs, (str, os.PathLike)) else list(runs)
+    args = _namespace(analyze_only=[os.fspath(r) for r in roots],
+                      config=None if config is None else os.fspath(config), **overrides)
+    paths = resolve_paths(args.analyze_only)
+    loaded = load_config(args.config, strict=False) if args.config else None
+    return _analysis(compute_analysis(args, paths, loaded), console)
+
+
+def load_runs(path: Any, **kwargs: Any) -> pd.DataFrame:
+    """Load run directories under ``path`` into one tidy DataFrame: one row per (run, case,
+    judge) plus a ``composite`` row per sample (see docs/statistics.md)."""
+    from eval_harness.analysis.loader import load_runs as _load
+
+    return _load(path, **kwargs)

@@ -1,0 +1,153 @@
+"""Secret values, registered once, masked in everything written or printed.
+
+What counts as a secret (docs/security.md):
+
+- the value of every environment variable whose *name* ends like a credential
+  (``..._API_KEY``, ``..._KEY``, ``..._TOKEN``, ``..._SECRET``, ``..._PASSWORD``,
+  ``..._CREDENTIALS``), OPENAI_API_KEY and ANTHROPIC_API_KEY included;
+- the value of every ``${VAR}`` the config references under a secret-looking key
+  (``api_key``, ``Authorization``, an ``env`` entry named like a credential);
+- a literal value written in the config under such a key.
+
+Every value is registered in several *forms*: as given, stripped of surrounding
+whitespace (a key read with ``$(cat key.txt)`` keeps its newline), and JSON-, HTML- and
+URL-escaped, so a masked file holds none of them. Values shorter than
+:data:`MIN_SECRET_CHARS` are ignored (masking ``"1"`` everywhere would wreck reports).
+
+Masking points: every JSON file of a run directory (``store.atomic.dumps``), the agent's
+``stdout.log`` / ``stderr.log`` once the process ends, the ``--verbose`` tee, every report and
+analysis file, and ``sys.stdout`` / ``sys.stderr`` for the whole CLI call (so rich output,
+logging, warnings and ``--debug`` tracebacks pass through it).
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import re
+import threading
+import urllib.parse
+from collections.abc import Iterable, Mapping
+from typing import Any, TextIO
+
+MASK = "***"
+MIN_SECRET_CHARS = 6
+_SECRET_ENV_NAME = re.compile(
+    r"(^|_)(API_?KEY|KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?|AUTH)$", re.I)
+_SECRET_KEY = re.compile(r"(key|token|secret|password|passwd|authorization|credential)", re.I)
+_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-[^}]*)?\}")
+
+_lock = threading.Lock()
+_forms: tuple[str, ...] = ()  # longest first, so a longer form is masked before its core
+_pattern: re.Pattern[str] | None = None
+
+
+def forms_of(value: str) -> set[str]:
+    """Every form of ``value`` that may end up in a file or on a terminal."""
+    out: set[str] = set()
+    for v in {value, value.strip()}:
+        out |= {v, json.dumps(v)[1:-1], json.dumps(v, ensure_ascii=False)[1:-1],
+                html.escape(v), urllib.parse.quote(v, safe=""), repr(v)[1:-1]}
+    return {f for f in out if len(f.strip()) >= MIN_SECRET_CHARS}
+
+
+def register(values: Iterable[str]) -> None:
+    """Add secret values (all their forms) to the mask."""
+    global _forms, _pattern
+    new = set()
+    for v in values:
+        if isinstance(v, str) and len(v.strip()) >= MIN_SECRET_CHARS:
+            new |= forms_of(v)
+    with _lock:
+        merged = set(_forms) | new
+        if merged == set(_forms):
+            return
+        _forms = tuple(sorted(merged, key=lambda f: (-len(f), f)))
+        _pattern = re.compile("|".join(re.escape(f) for f in _forms))
+
+
+def clear() -> None:
+    """Forget every registered secret (tests)."""
+    global _forms, _pattern
+    with _lock:
+        _forms, _pattern = (), None
+
+
+def registered() -> tuple[str, ...]:
+    """The registered forms (tests, diagnostics; never print them)."""
+    return _forms
+
+
+def redact(text: str) -> str:
+    """``text`` with every registered form replaced by ``***``."""
+    pattern = _pattern
+    if pattern is None or not text:
+        return text
+    return pattern.sub(MASK, text)
+
+
+def redact_bytes(data: bytes) -> bytes:
+    """:func:`redact` for UTF-8 bytes (undecodable bytes are kept as they are)."""
+    if _pattern is None or not data:
+        return data
+    return redact(data.decode("utf-8", "surrogateescape")).encode("utf-8", "surrogateescape")
+
+
+def redact_file(path: str | os.PathLike[str], limit: int = 64 * 1024 * 1024) -> None:
+    """Rewrite a (log) file in place when it holds a secret; files past ``limit`` bytes are
+    only scanned in their first ``limit`` bytes (logs are capped well below that)."""
+    if _pattern is None:
+        return
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(limit)
+    except OSError:
+        return
+    masked = redact_bytes(data)
+    if masked != data:
+        with open(path, "r+b") as fh:
+            fh.write(masked)
+            fh.truncate()
+
+
+def env_secrets(env: Mapping[str, str] | None = None) -> list[str]:
+    """Values of environment variables named like credentials."""
+    env = os.environ if env is None else env
+    return [v for k, v in env.items() if _SECRET_ENV_NAME.search(k)]
+
+
+def config_secrets(raw: Any, env: Mapping[str, str] | None = None, key: str = "") -> list[str]:
+    """Secret values a raw (uninterpolated) config names: ``${VAR}`` and literals under
+    secret-looking keys, and ``${VAR}`` whose name looks like a credential anywhere."""
+    env = os.environ if env is None else env
+    out: list[str] = []
+    if isinstance(raw, Mapping):
+        for k, v in raw.items():
+            out += config_secrets(v, env, str(k))
+    elif isinstance(raw, list):
+        for v in raw:
+            out += config_secrets(v, env, key)
+    elif isinstance(raw, str):
+        secret_key = bool(key and _SECRET_KEY.search(key))
+        names = _VAR.findall(raw)
+        out += [env[n] for n in names
+                if n in env and (secret_key or _SECRET_ENV_NAME.search(n))]
+        if secret_key and not names:
+            out.append(raw)
+    return out
+
+
+class RedactingStream:
+    """A text stream wrapper masking secrets in everything written through it."""
+
+    def __init__(self, inner: TextIO) -> None:
+        self._inner = inner
+
+    def write(self, text: str) -> int:
+        """Write ``text`` masked."""
+        self._inner.write(redact(text))
+        return len(text)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
