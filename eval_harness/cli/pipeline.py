@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from eval_harness.config.dataset import CASE_ID
 from eval_harness.config.loader import LoadedConfig, load_config
 from eval_harness.errors import AnalysisError, NoUsableResults, UsageError
 from eval_harness.redact import redact
@@ -69,13 +70,31 @@ def _write_json(path: Path, data: Any) -> None:
     tmp.replace(path)
 
 
+def _safe_name(name: str) -> str | None:
+    """``name`` when it can name one folder (validated like a case id), else None."""
+    return name if CASE_ID.match(name) and name not in (".", "..") else None
+
+
 def _eval_name(frame: Any, loaded: LoadedConfig | None, paths: Sequence[Path]) -> str:
+    """The eval's name for ``analysis/<name>/``. Names read from run data are untrusted
+    (``../../x`` or ``/etc`` in a run.json): only a valid folder name is used, else the
+    runs folder's own name, else ``eval``."""
     if loaded is not None:
-        return loaded.config.name
+        return loaded.config.name  # validated by the config model
     names = sorted({str(x) for x in frame["eval"].dropna().unique()}) if "eval" in frame else []
-    if len(names) == 1 and names[0]:
+    if len(names) == 1 and _safe_name(names[0]):
         return names[0]
-    return paths[0].resolve().name or "eval"
+    return _safe_name(paths[0].resolve().name) or "eval"
+
+
+def _default_output(name: str) -> Path:
+    """``analysis/<name>``, refusing anything that would leave ``analysis/``."""
+    root = Path("analysis").resolve()
+    out = (root / name).resolve()
+    if out.parent != root:
+        raise UsageError(f"eval name {name!r} does not name one folder under analysis/",
+                         hint="pass --output DIR")
+    return Path("analysis") / name
 
 
 @dataclass
@@ -124,7 +143,7 @@ def compute_analysis(
                             hint="point --analyze-only at runs/<eval>/")
     opts = _options(args, loaded)
     name = _eval_name(frame, loaded, paths)
-    out_dir = Path(args.output) if args.output else Path("analysis") / name
+    out_dir = Path(args.output) if args.output else _default_output(name)
     if args.export_parquet:
         _export_parquet(frame, args.export_parquet)
     failures = find_failures(frame, paths)
