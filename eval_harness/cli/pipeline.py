@@ -19,6 +19,7 @@ from eval_harness.config.dataset import CASE_ID
 from eval_harness.config.loader import LoadedConfig, load_config
 from eval_harness.errors import AnalysisError, NoUsableResults, UsageError
 from eval_harness.redact import redact
+from eval_harness.textsafe import safe_text
 
 
 def _options(args: argparse.Namespace, loaded: LoadedConfig | None) -> dict[str, Any]:
@@ -264,11 +265,11 @@ def _print_failures(failures: Any) -> None:
     from eval_harness.analysis.failures import format_reasons
 
     if failures.n_errored:
-        print(f"errored: {failures.n_errored} of {failures.n_samples} samples: "
-              f"{format_reasons(failures.cell_reasons)}", file=sys.stderr)
+        print(safe_text(f"errored: {failures.n_errored} of {failures.n_samples} samples: "
+                        f"{format_reasons(failures.cell_reasons)}"), file=sys.stderr)
     for judge, (n, reasons) in failures.dead_judges.items():
-        print(f"judge `{judge}` errored on every sample ({n}): {format_reasons(reasons)}",
-              file=sys.stderr)
+        print(safe_text(f"judge `{judge}` errored on every sample ({n}): "
+                        f"{format_reasons(reasons)}"), file=sys.stderr)
 
 
 def _no_scored_samples(out_dir: Path, name: str, failures: Any) -> None:
