@@ -48,3 +48,21 @@ def starter_runs(tmp_path_factory: pytest.TempPathFactory) -> Path:
                            str(root / "runs"), "--no-analysis", "--concurrency", "4")
     assert code == 0, err
     return root / "runs" / "starter"
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--run-slow", action="store_true", default=False,
+                     help="also run @pytest.mark.slow statistical simulations (minutes)")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line("markers", "slow: long seeded simulation; run with --run-slow")
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if config.getoption("--run-slow"):
+        return
+    skip = pytest.mark.skip(reason="slow simulation: run with --run-slow")
+    for item in items:
+        if "slow" in item.keywords:
+            item.add_marker(skip)

@@ -72,10 +72,14 @@ def _fit(dc: DesignCheck, method: str, keep_incomplete: bool, frame: pd.DataFram
     return anova_balanced(dc.y, dc.kept, [dc.levels[f] for f in dc.kept], method), dc.excluded_cases
 
 
-def _power(vc: Mapping[str, Any], n: int, k: int, alpha: float) -> dict[str, Any] | None:
-    if vc.get("residual") is None or n < 2 or k < 1:
+def _power(vc: Mapping[str, Any], n: int, k: int, alpha: float, tested: bool) -> dict[str, Any] | None:
+    """MDE block; None (never 0 or rounding residue) when nothing could be tested or the
+    paired-difference variance is zero: an MDE of 0 would claim any effect is detectable."""
+    if not tested or vc.get("residual") is None or n < 2 or k < 1:
         return None
     prior = variance_from_components(vc, k)
+    if not prior.case_var + 2.0 * prior.resid_var / k > 0.0:
+        return None
     return {
         "mde": mde(prior.case_var, prior.resid_var, n, k, alpha, POWER_TARGET),
         "mde_t": mde(prior.case_var, prior.resid_var, n, k, alpha, POWER_TARGET, t=True),
@@ -169,7 +173,7 @@ def build_anova(
         "simple_effects": simple_effects_block(y, dc.kept, dc.levels, method, correction, alpha, se_pairs)
         if se_pairs and y.shape[0] >= 2 else [],
         "variance_components": vc,
-        "power": _power(vc, n_cases, dc.replications, alpha),
+        "power": _power(vc, n_cases, dc.replications, alpha, bool(terms)),
         "errored_samples": errored_samples(frame, response),
         "pairwise_judges_excluded": pairwise,
         "notes": notes,
@@ -177,6 +181,8 @@ def build_anova(
         "generated_at": _now(),
         "tool_version": __version__,
     }
+    if doc["power"] is None and res is not None:
+        notes.append("power/MDE not computed: no term could be tested or the error variance is 0")
     summaries = condition_summaries(frame, response, dc.factors, frame.attrs.get("levels", {}),
                                     frame.attrs.get("run_costs", ()))
     doc["condition_summaries"] = summaries

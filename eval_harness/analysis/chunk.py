@@ -58,6 +58,8 @@ class Chunk:
         self.composite_unknown = False
         self.composite_inferred = False
         self.bad_records: list[str] = []
+        #: judge values that are ±Infinity or NaN: errored samples, with where they were
+        self.bad_values: list[str] = []
 
     def add_checked(self, rec: Mapping[str, Any], source: Any, replication: int,
                     where: str) -> None:
@@ -134,9 +136,15 @@ class Chunk:
                 val = 1.0 if raw else 0.0
             elif kind != "pairwise" and type(raw) in (float, int):
                 val = float(raw)
+                if not math.isfinite(val):  # JSON Infinity / NaN: an error, never a score
+                    self.bad_values.append(f"case {rec.get('case_id')} judge {name}: value {raw}")
+                    val, err = NAN, True
             else:
                 val = NAN
             norm = sc.get("normalized")
+            if type(norm) is float and val == val and not math.isfinite(norm):
+                self.bad_values.append(f"case {rec.get('case_id')} judge {name}: normalized {norm}")
+                val, err, norm = NAN, True, NAN
             if val != val:
                 norm = NAN
             elif spec is not None and spec.score_range:  # the config's range wins
@@ -160,6 +168,9 @@ class Chunk:
             value, c_err = NAN, True
         elif isinstance(recorded, (int, float)) and not isinstance(recorded, bool):
             value, c_err = float(recorded), False
+            if not math.isfinite(value):
+                self.bad_values.append(f"case {rec.get('case_id')}: composite {recorded}")
+                value, c_err = NAN, True
         elif rec.get("composite_errored"):
             value, c_err = NAN, True
         else:

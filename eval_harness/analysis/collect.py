@@ -70,6 +70,8 @@ class Collector(Chunk):
         for case, tags in chunk.case_tags.items():
             self.case_tags.setdefault(case, tags)
         self.bad_records.extend(chunk.bad_records)
+        where = self.runs[run_idx].get("path", self.runs[run_idx].get("run_id"))
+        self.bad_values.extend(f"run {where}: {v}" for v in chunk.bad_values)
         if chunk.composite_unknown:
             self.composite_unknown_runs.add(str(self.runs[run_idx]["run_id"]))
         self.composite_inferred |= chunk.composite_inferred

@@ -152,6 +152,7 @@ def design_check(
         for f in factors if f not in kept
     ]
     notes = [f"factor {d['factor']!r} dropped: {d['reason']}" for d in dropped]
+    notes += empty_level_notes(frame, response, factors, order, seen)
     kept_levels = {f: seen[f] for f in kept}
     y, case_ids, excluded, counts = case_cell_array(rows, kept, kept_levels)
     n_total = counts.shape[0]
@@ -176,6 +177,35 @@ def design_check(
         balanced=not excluded and k_max == k_min and n_total > 0,
         notes=notes,
     )
+
+
+def empty_level_notes(frame: pd.DataFrame, response: str,
+                      factors: Sequence[str], order: Mapping[str, Sequence[Any]],
+                      seen: Mapping[str, Sequence[Any]]) -> list[str]:
+    """Name every level (of the matrix, or seen in any row) without a usable observation,
+    with why: its samples all errored / have no value, or it has no samples at all."""
+    if not factors:
+        return []
+    mine = frame[(frame["judge"] == response).to_numpy(dtype=bool)] if len(frame) else frame
+    out = []
+    for f in factors:
+        usable = {_hashable(v) for v in seen[f]}
+        present = observed_levels(mine, [f], order)[f] if len(mine) else []
+        listed = list(order.get(f, []))
+        known = {_hashable(v) for v in listed}
+        candidates = listed + [v for v in present if _hashable(v) not in known]
+        have_rows = {_hashable(v) for v in present}
+        for level in candidates:
+            if _hashable(level) in usable:
+                continue
+            if _hashable(level) in have_rows:
+                n = int((_codes(mine[f], [level]) == 0).sum())
+                why = f"all {n} sample(s) of {response!r} errored or have no value"
+            else:
+                why = "no samples of it were found in the runs"
+            out.append(f"level {level!r} of factor {f!r} has no usable observations ({why}); "
+                       "it is left out of the analysis")
+    return out
 
 
 def finite_or_none(x: Any) -> float | None:

@@ -1,4 +1,4 @@
-"""Run directories → one tidy DataFrame (notes/TIDY_FRAME.md), fast.
+"""Run directories → one tidy DataFrame (docs/api.md, the tidy frame), fast.
 
 `load_runs(path | [paths])` walks every root for run directories (`discover`), reads this
 tool's `run.json` / `condition.json` + `cases/*/record.json` and agent-eval-harness's
@@ -201,6 +201,11 @@ def load_runs(
     issues.extend(col.issues())
     issues.extend({"kind": "unreadable_record", "detail": f"{p}; skipped"}
                   for p in col.bad_records)
+    if col.bad_values:
+        shown = "; ".join(col.bad_values[:10]) + (" ..." if len(col.bad_values) > 10 else "")
+        issues.append({"kind": "non_finite_value", "count": len(col.bad_values), "detail": (
+            f"{len(col.bad_values)} judge value(s) are Infinity or NaN: counted as errored "
+            f"samples (never a score): {shown}")})
     levels = _level_order([r for _, r, _ in kept], factors, factor_levels)
     frame = _assemble(col, factors)
     composite_note = _composite_note(col, specs is not None)

@@ -85,3 +85,15 @@ def test_level_order_follows_the_matrix_and_types_stay_apart() -> None:
     dc = design_check(_frame(rows, ["f"], {"f": ["1", 1, True]}))
     assert dc.levels["f"] == ["1", 1, True]
     np.testing.assert_allclose(dc.y[:, 0] - dc.y[:, 2], [2.0, 2.0, 2.0])
+
+
+def test_a_level_without_usable_observations_is_named() -> None:
+    rows = [{**r, "errored": False} for r in _grid(6, 1) if r["b"] != 3]
+    rows += [{"case_id": f"c{i}", "a": a, "b": 3, "replication": 1, "value": np.nan,
+              "errored": True} for i in range(6) for a in ("x", "y")]
+    df = _frame(rows, ["a", "b"], {"a": ["x", "y", "z"], "b": [1, 2, 3]})
+    dc = design_check(df)
+    assert dc.levels["b"] == [1, 2] and dc.levels["a"] == ["x", "y"]
+    notes = " | ".join(dc.notes)
+    assert "level 3 of factor 'b' has no usable observations (all 12 sample(s)" in notes
+    assert "level 'z' of factor 'a' has no usable observations (no samples" in notes

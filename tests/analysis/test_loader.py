@@ -295,3 +295,20 @@ def test_unreadable_aeh_summary_leaves_that_run_out(tmp_path: Path) -> None:
     df = load_runs(root, judge_specs=AEH_SPECS)
     notes = [i["detail"] for i in df.attrs["issues"] if i["kind"] == "unreadable_run"]
     assert len(notes) == 1 and "summary.yaml" in notes[0]
+
+
+@pytest.mark.parametrize("bad", [float("inf"), float("-inf"), float("nan")])
+def test_non_finite_judge_values_are_errors_with_a_reason(tmp_path: Path, bad: float) -> None:
+    # JSON Infinity / NaN (Python's json writes and reads them) must never become a score:
+    # normalised, +inf would clip to a composite of 1.0 and -inf to 0.0.
+    data = {("m1",): {"c1": [{"q": bad}], "c2": [{"q": 4}]},
+            ("m2",): {"c1": [{"q": 2}], "c2": [{"q": 3}]}}
+    write_native(tmp_path / "runs", data, ["model"], ranges={"q": [1, 5]})
+    for specs in (None, {"q": {"score_range": [1, 5]}}):
+        df = load_runs(tmp_path / "runs", judge_specs=specs)
+        rows = df[(df["case_id"] == "c1") & (df["model"] == "m1")]
+        assert rows["errored"].all() and rows["value"].isna().all()
+        (issue,) = [i for i in df.attrs["issues"] if i["kind"] == "non_finite_value"]
+        assert "c1" in issue["detail"] and "judge q" in issue["detail"]
+        ok = df[(df["case_id"] == "c2") & (df["judge"] == "composite") & (df["model"] == "m1")]
+        assert ok["value"].tolist() == [0.75] and not ok["errored"].any()

@@ -181,7 +181,8 @@ def build_comparisons(
         "verdict_rule": rule.describe(),
         "regression_rule": {
             "default": "verdict got worse: passed -> flaky/failed, or flaky -> failed",
-            "significant_only": f"two-sided Fisher exact p < {alpha} and a lower pass rate",
+            "significant_only": f"two-sided Fisher exact p, Holm-adjusted over the compared "
+            f"cases, < {alpha} and a lower pass rate",
         },
         "overall_test": "case-stratified permutation test of no change in pass rate, "
         "statistic = sum of per-case standardised changes (exact convolution when feasible, "

@@ -6,18 +6,25 @@ no more likely than the observed one (with R's relative tolerance 1e-7, so ties 
 with rounding residue are counted), as R ``fisher.test(matrix(c(...), 2))$p.value`` does.
 Fisher (1935), *The Design of Experiments*; Agresti (2002) §3.5.
 
-Probabilities are computed with exact integer binomial coefficients, so there is no
-floating cancellation even for very unequal tables.
+The probabilities are handled in log space, as R does (``dhyper(..., log = TRUE)``, then
+scaled by the most likely table before exponentiating): exact binomial coefficients of
+10,000 attempts per side have ~6,000 digits and overflow a float.
 """
 
 from __future__ import annotations
 
-import math
 from functools import lru_cache
+
+import numpy as np
+from scipy.special import gammaln
 
 from eval_harness.errors import UsageError
 
 _REL_TOL = 1e-7  # R: relErr <- 1 + 10^(-7)
+
+
+def _log_comb(n: int, k: np.ndarray) -> np.ndarray:
+    return gammaln(n + 1.0) - gammaln(k + 1.0) - gammaln(n - k + 1.0)
 
 
 @lru_cache(maxsize=4096)
@@ -25,13 +32,13 @@ def _fisher_cached(a_pass: int, a_n: int, b_pass: int, b_n: int) -> float:
     m = a_pass + b_pass  # total passes (fixed margin)
     total = a_n + b_n
     lo, hi = max(0, m - b_n), min(m, a_n)
-    denom = math.comb(total, a_n)
-    weights = [math.comb(m, x) * math.comb(total - m, a_n - x) for x in range(lo, hi + 1)]
-    observed = weights[a_pass - lo]
-    # Integer weights: compare exactly, then apply R's tolerance for parity with fisher.test.
-    cutoff = observed * (1.0 + _REL_TOL)
-    tail = sum(w for w in weights if w <= cutoff)
-    return min(1.0, tail / denom)
+    support = np.arange(lo, hi + 1, dtype=float)
+    # log P(X = x) up to the constant −log C(total, a_n), which cancels after normalising
+    logw = _log_comb(m, support) + _log_comb(total - m, a_n - support)
+    w = np.exp(logw - logw.max())
+    observed = w[a_pass - lo]
+    tail = float(w[w <= observed * (1.0 + _REL_TOL)].sum())
+    return min(1.0, tail / float(w.sum()))
 
 
 def fisher_exact_two_sided(a_pass: int, a_n: int, b_pass: int, b_n: int) -> float:

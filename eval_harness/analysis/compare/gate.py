@@ -4,7 +4,8 @@ Which comparisons gate: the baseline comparisons when there are any (a pull requ
 its committed baseline), otherwise every reference comparison. A gated comparison fails on
 
 1. any regressed case — the default rule (verdict got worse), or with ``significant_only``
-   only cases whose Fisher p < alpha with a lower pass rate;
+   only cases whose Fisher p, Holm-adjusted over the compared cases, is < alpha with a
+   lower pass rate (so the gate fails at most alpha of the time under no change);
 2. any case of the new runs with no usable attempt (errored);
 3. a significant overall drop (stratified permutation p < alpha, negative mean change).
 
@@ -40,7 +41,7 @@ def gate(
         )
         regressed = comp["regressed_significant"] if significant_only else comp["regressed"]
         if regressed:
-            rule = "Fisher p < alpha" if significant_only else "verdict got worse"
+            rule = "Holm-adjusted Fisher p < alpha" if significant_only else "verdict got worse"
             reasons.append(
                 f"{label}: {len(regressed)} regressed case(s) ({rule}): {_names(regressed)}"
             )

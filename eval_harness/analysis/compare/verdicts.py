@@ -57,7 +57,7 @@ class VerdictRule:
 def _check_frame(frame: pd.DataFrame) -> None:
     missing = [c for c in _REQUIRED if c not in frame.columns]
     if missing:
-        raise AnalysisError(f"tidy frame lacks columns {missing} (see notes/TIDY_FRAME.md)")
+        raise AnalysisError(f"tidy frame lacks columns {missing} (see docs/api.md, the tidy frame)")
 
 
 def sample_table(frame: pd.DataFrame, rule: VerdictRule | None = None) -> pd.DataFrame:

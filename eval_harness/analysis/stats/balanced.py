@@ -16,7 +16,7 @@ is OLS on cell means and the residual absorbs the case stratum:
 MS_res = (SS_case + SS_res) / (C (n−1)), df_res = C (n−1) (as lmerTest then reports).
 
 Degenerate data are detected here, not left to floating point: sums of squares below
-1e-10 of the total are exactly zero; a response whose total SS is below 1e-20 of its
+1e-10 of the within-case variation (SS_total − SS_case; see `zero_tolerance`) are exactly zero; a response whose total SS is below 1e-20 of its
 raw sum of squares is constant. Terms without a finite p go to `excluded_terms`.
 """
 
@@ -51,7 +51,14 @@ REASONS = {
     3: "no variation: the term and its error stratum are both zero",
     4: "zero error: the error stratum has no variation, F would be infinite",
     5: "non-finite F or p",
+    6: "values too large (|y| > 1e150): sums of squares overflow floating point; rescale the response",
 }
+MAX_ABS = 1e150  # beyond this, squares (and so every sum of squares) overflow a float
+
+
+def too_large(y: np.ndarray) -> bool:
+    """True when the response is too large in magnitude for sums of squares."""
+    return bool(y.size) and float(np.max(np.abs(y))) > MAX_ABS
 
 
 @dataclass(frozen=True)
@@ -88,6 +95,19 @@ def check_method(method: str) -> str:
     return method.lower()
 
 
+def zero_tolerance(s: DesignSums) -> np.ndarray:
+    """Sums of squares at or below this are exactly zero (rounding residue).
+
+    Relative to the *within-case* variation W = Σ_T (SS_T + SS_T×case) = SS_total − SS_case,
+    not to the total: every term is tested inside cases, so a within-case effect 10⁵ times
+    smaller than the spread between cases is still real. W itself is zero when it is below
+    1e-20 of Σy² (then every within-case sum is residue and every term is excluded).
+    """
+    within = sum((t.ss + t.ss_error for t in s.terms), start=np.zeros_like(s.ss_total))
+    real = within > CONSTANT_REL * s.sum_sq_raw
+    return np.where(real, REL_ZERO * within, np.inf)
+
+
 def variance_components(s: DesignSums) -> Components:
     """σ²_case and σ² of the random-intercept model, truncated at the boundary."""
     n, c = s.n_cases, s.n_cells
@@ -106,7 +126,7 @@ def term_tests(s: DesignSums, method: str) -> tuple[list[TermTests], Components]
     """F, df and p of every term for a batch of balanced experiments."""
     n, c = s.n_cases, s.n_cells
     comp = variance_components(s)
-    tol = REL_ZERO * s.ss_total
+    tol = zero_tolerance(s)
     constant = ~(s.ss_total > CONSTANT_REL * s.sum_sq_raw)
     base_reason = np.where(constant, 2, 0) if n >= 2 else np.ones_like(s.ss_total, dtype=int)
     out: list[TermTests] = []
@@ -202,6 +222,10 @@ def anova_balanced(
         excluded.extend(
             ExcludedTerm(term_name(kept_factors, s), REASONS[1]) for s in term_subsets(len(keep))
         )
+    elif keep and too_large(y):
+        excluded.extend(
+            ExcludedTerm(term_name(kept_factors, s), REASONS[6]) for s in term_subsets(len(keep))
+        )
     elif keep:
         tests, comp = term_tests(design_sums(y, len(keep)), method)
         for t in tests:
@@ -211,7 +235,7 @@ def anova_balanced(
                 continue
             terms[name] = _term_result(name, t, method)
         case_var, resid_var = float(comp.case), float(comp.residual)
-        if bool(comp.boundary):
+        if bool(comp.boundary) and method == "lmm":  # an rm test never uses this estimate
             notes.append(
                 "case variance estimate was negative and is truncated at 0 "
                 "(REML boundary); the residual pools the case stratum"

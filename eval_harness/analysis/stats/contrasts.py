@@ -23,7 +23,13 @@ from typing import Any
 import numpy as np
 from scipy import stats
 
-from eval_harness.analysis.stats.balanced import REL_ZERO, check_method, variance_components
+from eval_harness.analysis.stats.balanced import (
+    CONSTANT_REL,
+    REL_ZERO,
+    check_method,
+    too_large,
+    variance_components,
+)
 from eval_harness.analysis.stats.correction import adjust_pvalues, canonical_correction
 from eval_harness.analysis.stats.errors import StatsInputError
 from eval_harness.analysis.stats.results import Contrast
@@ -77,10 +83,16 @@ def pairwise_contrasts(
     y = np.asarray(Y, dtype=float)
     if y.ndim != len(factors) + 1 or y.shape[1:] != tuple(len(lv) for lv in levels):
         raise StatsInputError(f"Y has shape {y.shape}, which does not match the levels")
+    if too_large(y):  # no finite sums of squares: every pair untested (NaN)
+        y = np.full_like(y, np.nan)
     n = y.shape[0]
     marg, cells_per_mean = _marginal(y, factors, levels, factor, within)
     lv = list(levels[list(factors).index(factor)])
-    total_ss = float(((y - y.mean()) ** 2).sum())
+    # "no variation" is judged against the within-case variation (see balanced.zero_tolerance)
+    flat = y.reshape(n, -1)
+    within_ss = float(((flat - flat.mean(axis=1, keepdims=True)) ** 2).sum())
+    if not within_ss > CONSTANT_REL * float((flat**2).sum()):
+        within_ss = 0.0
     rows: list[tuple[Any, Any, float, float, float]] = []
     if method == "lmm" and n >= 2:
         comp = variance_components(design_sums(y, len(factors)))
@@ -95,11 +107,12 @@ def pairwise_contrasts(
             if n < 2:
                 se, df = float("nan"), float("nan")
             elif method == "rm":
-                zero = ss_d <= REL_ZERO * total_ss
+                zero = within_ss == 0.0 or ss_d <= REL_ZERO * within_ss
                 se = 0.0 if zero else float(np.sqrt(ss_d / (n - 1) / n))
                 df = float(n - 1)
             else:
-                se = se_pool if float(comp.residual) > REL_ZERO * total_ss / (c * n) else 0.0
+                real = within_ss > 0.0 and float(comp.residual) > REL_ZERO * within_ss / (c * n)
+                se = se_pool if real else 0.0
                 df = df_pool
             rows.append((lv[i], lv[j], est, se, df))
     with np.errstate(all="ignore"):

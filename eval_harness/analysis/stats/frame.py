@@ -23,6 +23,7 @@ from eval_harness.analysis.stats.balanced import (
     REASONS,
     anova_balanced,
     check_method,
+    too_large,
 )
 from eval_harness.analysis.stats.design import contr_sum, term_name, term_subsets
 from eval_harness.analysis.stats.errors import StatsInputError
@@ -169,6 +170,8 @@ def fitted_lmm(
     if not kf:
         return all_excluded("single level")
     x, cols = _design_matrix(cm, kf, [levels[j] for j in keep])
+    if too_large(y):
+        return all_excluded(REASONS[6])
     ss_total = float(((y - y.mean()) ** 2).sum()) if len(y) else 0.0
     if len(y) == 0 or not ss_total > CONSTANT_REL * float(y @ y):
         return all_excluded(REASONS[2])

@@ -127,6 +127,15 @@ def _hessian(f: object, x: np.ndarray) -> np.ndarray:
     return (4.0 * at(h / 2) - at(h)) / 3.0
 
 
+def pinv_positive(hess: np.ndarray, tol: float = 1e-8) -> np.ndarray:
+    """Moore–Penrose inverse over the eigenvalues > tol, as lmerTest inverts the deviance
+    Hessian (a flat direction — a variance on the boundary — gets no sampling variance)."""
+    hess = np.where(np.isfinite(hess), hess, 0.0)
+    vals, vecs = np.linalg.eigh((hess + hess.T) / 2.0)
+    pos = vals > tol
+    return (vecs[:, pos] / vals[pos]) @ vecs[:, pos].T
+
+
 def fit_random_intercept(x: np.ndarray, y: np.ndarray, case_codes: np.ndarray) -> RemlFit:
     """REML fit of y = Xβ + case intercept + error (X must have full column rank)."""
     sums = _Sums(x, y, case_codes)
@@ -149,7 +158,7 @@ def fit_random_intercept(x: np.ndarray, y: np.ndarray, case_codes: np.ndarray) -
     d_case = cov @ xvzzvx @ cov / sigma2
     d_resid = cov @ xvvx @ cov
     hess = _hessian(sums.deviance, np.array([s2c, sigma2]))
-    acov = 2.0 * np.linalg.inv(hess)
+    acov = 2.0 * pinv_positive(hess)
     return RemlFit(beta, cov, sigma2, s2c, False, sums.n_obs, sums.p, (d_case, d_resid), acov)
 
 

@@ -81,15 +81,18 @@ def test_judge_set_change_marks_modified(make_frame: Builder) -> None:
 
 
 def test_gate_default_vs_significant_only(make_frame: Builder) -> None:
-    old = make_frame({("m1",): {f"c{i}": [1] * 5 for i in range(8)}})
-    # c0 drops to 0/5 (Fisher p = 0.0079), c1 to 4/5 (p = 1): only c0 is significant.
-    data = {f"c{i}": [1] * 5 for i in range(8)}
-    data["c0"] = [0] * 5
-    data["c1"] = [1, 1, 1, 1, 0]
+    old = make_frame({("m1",): {f"c{i}": [1] * 10 for i in range(8)}})
+    # c0 drops to 0/10 (Fisher p = 1.08e-5, Holm over 8 cases 8.7e-5), c1 to 9/10 (p = 1):
+    # only c0 is significant.
+    data = {f"c{i}": [1] * 10 for i in range(8)}
+    data["c0"] = [0] * 10
+    data["c1"] = [1] * 9 + [0]
     new = make_frame({("m1",): data})
     doc = build_comparisons(new, baseline_frame=old)
     (comp,) = doc["comparisons"]
     assert comp["regressed"] == ["c0", "c1"] and comp["regressed_significant"] == ["c0"]
+    row = next(r for r in comp["cases"] if r["case_id"] == "c0")
+    assert row["fisher_p_adjusted"] == pytest.approx(8 * row["fisher_p"], rel=1e-12)
     failed, reasons = gate(doc, fail_on_regression=True)
     assert failed and "c0, c1" in reasons[0]
     failed, reasons = gate(doc, fail_on_regression=True, significant_only=True)

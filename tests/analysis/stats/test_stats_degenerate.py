@@ -108,3 +108,40 @@ def test_invalid_inputs_raise_the_project_error() -> None:
     with pytest.raises(ValueError):
         canonical_correction(None)
     assert canonical_correction("FDR_BH") == "bh" and canonical_correction("Holm") == "holm"
+
+
+@pytest.mark.parametrize("method", ["rm", "lmm"])
+def test_small_within_case_effect_beside_a_huge_case_spread_is_tested(method: str) -> None:
+    # cases spread with SD 1e5, the A effect and the noise inside cases are of size 1: the
+    # within-case sums of squares are ~1e-10 of the total, yet every term is a real test
+    # (the zero threshold is relative to the within-case variation, not the total).
+    rng = np.random.default_rng(6)
+    y = 1e5 * rng.normal(size=(12, 1, 1)) + rng.normal(size=(12, 3, 2))
+    y[:, 2, :] += 1.0
+    res, contrasts = run(y, method)
+    assert set(res.terms) == {"A", "B", "A:B"}
+    small = y - y.mean(axis=(1, 2), keepdims=True)  # the same data without the case spread
+    ref = anova_balanced(small, ["A", "B"], LEVELS, method=method if method == "rm" else "rm")
+    if method == "rm":  # rm tests inside cases only: identical to the centred data
+        for t in ("A", "B", "A:B"):
+            assert pytest.approx(ref.terms[t].F, rel=1e-6) == res.terms[t].F
+    assert all(math.isfinite(c.p_raw) for c in contrasts)
+
+
+def test_no_within_case_variation_beside_a_case_spread_is_excluded() -> None:
+    # every case constant across cells (only rounding residue within cases): nothing to test
+    y = np.repeat(np.repeat(np.linspace(1e3, 2e3, 9)[:, None, None], 3, axis=1), 2, axis=2)
+    y = y + 1e-13 * np.arange(6).reshape(1, 3, 2)
+    res, contrasts = run(y, "rm")
+    assert res.terms == {}
+    assert all(math.isnan(c.p_raw) for c in contrasts)
+
+
+def test_lmm_boundary_note_is_not_an_rm_note() -> None:
+    rng = np.random.default_rng(8)
+    y = rng.normal(size=(10, 3, 2))
+    y -= y.mean(axis=(1, 2), keepdims=True)  # no case variance at all: lmm on the boundary
+    lmm = anova_balanced(y, ["A", "B"], LEVELS, method="lmm")
+    rm = anova_balanced(y, ["A", "B"], LEVELS, method="rm")
+    assert any("boundary" in n for n in lmm.notes)
+    assert rm.notes == ()
