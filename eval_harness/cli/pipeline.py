@@ -149,8 +149,12 @@ def compute_analysis(
         _export_parquet(frame, args.export_parquet)
     failures = find_failures(frame, paths)
     _print_failures(failures)
-    if not failures.scored:
-        _no_scored_samples(out_dir, name, failures)
+    if not failures.scored:  # a valid (empty) anova.json, and reports saying why
+        empty = build_anova(frame, method=opts["method"], correction=opts["correction"],
+                            alpha=opts["alpha"], per_judge=False,
+                            keep_incomplete=opts["keep_incomplete"],
+                            judge_specs=loaded.config if loaded else None)
+        _no_scored_samples(out_dir, name, failures, empty)
     per_judge = opts["per_judge"]
     rows = frame[frame["judge"] == "composite"] if "judge" in frame else frame.iloc[:0]
     if not per_judge and not rows["value"].notna().any():
@@ -166,6 +170,9 @@ def compute_analysis(
         per_judge=per_judge, keep_incomplete=opts["keep_incomplete"],
         simple_effects=opts["simple_effects"], judge_specs=loaded.config if loaded else None,
     )
+    from eval_harness.analysis.aeh_export import aeh_fields
+
+    anova = aeh_fields(anova, frame)  # what agent-eval-harness's consumers read, beside ours
     rule = VerdictRule(pass_mark=opts["pass_mark"]) if opts["pass_mark"] is not None else None
     reference = parse_reference(args.reference) if args.reference else None
     baseline = load_baseline(args.baseline) if args.baseline else None
@@ -184,9 +191,11 @@ def compute_analysis(
     _write_json(out_dir / "thresholds.json", {"results": thresholds})
     from eval_harness.reports.writer import write_reports
 
-    written = write_reports(out_dir, anova=anova, frame=frame, comparisons=comparisons,
-                            leaderboard=leaderboard, thresholds=thresholds, pairwise=pairwise,
-                            runs_root=list(paths))
+    written: dict[str, Path] = {}
+    if not getattr(args, "no_report", False):
+        written = write_reports(out_dir, anova=anova, frame=frame, comparisons=comparisons,
+                                leaderboard=leaderboard, thresholds=thresholds,
+                                pairwise=pairwise, runs_root=list(paths))
     files = {name: out_dir / name for name in
              ("anova.json", "comparisons.json", "leaderboard.json", "thresholds.json")}
     files.update({f"report.{kind}": path for kind, path in written.items()})
@@ -272,7 +281,7 @@ def _print_failures(failures: Any) -> None:
                         f"{format_reasons(reasons)}"), file=sys.stderr)
 
 
-def _no_scored_samples(out_dir: Path, name: str, failures: Any) -> None:
+def _no_scored_samples(out_dir: Path, name: str, failures: Any, anova: dict[str, Any]) -> None:
     """Write reports saying there is nothing to analyse, then stop (exit 4)."""
     from eval_harness.reports.no_results import no_results_document, write_no_results
 
@@ -286,7 +295,7 @@ def _no_scored_samples(out_dir: Path, name: str, failures: Any) -> None:
         hint = "fix the judges, then `--rescore`"
     doc = no_results_document(name, headline, failures.n_errored, dict(failures.cell_reasons),
                               failures.dead_judges)
-    written = write_no_results(out_dir, doc)
+    written = write_no_results(out_dir, doc, anova)
     print(f"wrote {', '.join(map(str, written))} (no scored samples)", file=sys.stderr)
     raise NoUsableResults(f"no scored samples: {headline}", hint=hint)
 
@@ -336,8 +345,35 @@ def resolve_paths(roots: Sequence[str | Path]) -> list[Path]:
     return paths
 
 
+def analysis_config(config: str | None, paths: Sequence[Path]) -> LoadedConfig | None:
+    """The config ``--analyze-only`` uses, said on stderr: ``--config``; else the one
+    recorded in the runs directory at run time (factor and level order, reference, judge
+    ranges, pass mark); else none (levels in the order found: the reference condition may
+    not be the one the run used)."""
+    from eval_harness.config.recorded import find_recorded, load_recorded
+
+    if config:
+        print(f"config: {config} (--config)", file=sys.stderr)
+        return load_config(config, strict=False)
+    recorded = find_recorded(paths)
+    for path in recorded:
+        loaded, source = load_recorded(path)
+        if loaded is None:
+            print(f"warning: {source}; ignoring it", file=sys.stderr)
+            continue
+        others = [str(p) for p in recorded if p != path]
+        print(f"config: recorded at run time in {path} (from {source}); pass --config to "
+              "use another" + (f"; also found {', '.join(others)}, not used" if others else ""),
+              file=sys.stderr)
+        return loaded
+    print("warning: no config (no --config, no recorded eval_config.json in the runs "
+          "directory): factor levels are taken in the order found, so the reference "
+          "condition may differ from the run's; pass --config eval.yaml", file=sys.stderr)
+    return None
+
+
 def analyze_only(args: argparse.Namespace) -> int:
-    """``--analyze-only DIR...``: analyse existing runs, with or without ``--config``."""
+    """``--analyze-only DIR...``: analyse existing runs, with ``--config``, the config
+    recorded at run time, or none (see :func:`analysis_config`)."""
     paths = resolve_paths(args.analyze_only)
-    loaded = load_config(args.config, strict=False) if args.config else None
-    return run_analysis(args, paths, loaded)
+    return run_analysis(args, paths, analysis_config(args.config, paths))

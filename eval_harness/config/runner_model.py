@@ -50,9 +50,14 @@ class RunnerBlock(Block):
 class ExecutionBlock(Block):
     """``execution``: what is sent, time limits and retries (runtime knobs never enter ids)."""
 
-    mode: str | None = Field(None, description="Free-form mode label (agent-eval-harness compat).")
+    mode: Literal["case"] | None = Field(None, description="`case` (agent-eval-harness): one "
+                                         "invocation per case, the only mode.")
+    skill: str | None = Field(None, description="Skill invoked per case (agent-eval-harness): "
+                              "claude-code sends `/<skill> <arguments>`; cli sees {agent}.")
     prompt: str | None = Field(None, description="Prompt template ({{ input.field }}).")
-    arguments: dict[str, Any] | str | None = Field(None, description="Arguments template.")
+    arguments: dict[str, Any] | str | None = Field(
+        None, description="Arguments template; a string takes {field} / {field?} input "
+        "placeholders (agent-eval-harness) and is {args} in a cli command.")
     timeout: float = Field(600.0, gt=0, description="Per-case timeout, seconds (HTTP runners: "
                            "a wall-clock deadline for the whole request).")
     max_response_bytes: int = Field(32 * 1024 * 1024, ge=1024, description="HTTP runners and "
