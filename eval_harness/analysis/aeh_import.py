@@ -7,8 +7,12 @@ Layout of one such run (opendatahub-io/agent-eval-harness)::
                             rationale, judge_type[, score_range, errored, error]}}}
     <run>/run_result.json   run-level facts: model, cost_usd (whole run), num_turns
 
-Each run becomes a RunRecord-like dict and one CaseRecord-like dict per case (no
-composite: the loader forms it from judge specs, see `composite`). Several run
+Each run becomes a RunRecord-like dict and one CaseRecord-like dict per case, scored the
+way agent-eval-harness scores it (:class:`AehRule`, `eval_harness.judges.reward`): boolean
+judges gate, numeric judges normalised over their declared range (from the eval.yaml when
+one is passed, else the range recorded in the summary, else its default 1–5) and averaged,
+or its `reward:` block. A run without `condition.json` takes its condition from the model
+in `run_result.json` (`{"model": ...}`), as agent-eval-harness does. Several run
 directories with the same levels are replications, numbered 1.. in natural order of
 their run ids; a `-r<n>` suffix is not required. Their `condition_id` is kept as recorded
 (it is not this tool's hash) but conditions are identified by their levels. The run's
@@ -21,9 +25,13 @@ from __future__ import annotations
 import json
 import os
 import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from eval_harness.config.yamlio import parse_yaml, read_yaml_text
+from eval_harness.judges.reward import DEFAULT_RANGE, JudgeResult, RewardSpec, reward
+from eval_harness.store.confine import open_run_file
 
 SUMMARY = "summary.yaml"
 CONDITION = "condition.json"
@@ -48,7 +56,7 @@ def read_json_object(path: str) -> dict[str, Any]:
     """A JSON file's object; {} when the file is missing. Raises :class:`UnreadableRun`
     when it exists but is not a JSON object (the loader leaves that run out, with a note)."""
     try:
-        with open(path, encoding="utf-8") as fh:
+        with open_run_file(path, "r", encoding="utf-8") as fh:  # a symlink is refused
             data = json.load(fh)
     except FileNotFoundError:
         return {}
@@ -80,7 +88,118 @@ def _score(raw: Any) -> dict[str, Any]:
     return out
 
 
-def read_aeh_run(run_dir: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+@dataclass(frozen=True)
+class AehRule:
+    """How agent-eval-harness runs are scored: judge ranges and the `reward:` block."""
+
+    ranges: Mapping[str, tuple[float, float]] = field(default_factory=dict)
+    reward: RewardSpec | None = None
+    from_config: bool = False
+    #: the config states this tool's own composite (gates, weights, a `composite` block):
+    #: the loader forms the composite from it instead
+    native_composite: bool = False
+
+    def describe(self) -> str:
+        """One line for the report saying which rule formed the composite."""
+        if self.native_composite:
+            return ("agent-eval-harness runs scored with the config's composite (its gates, "
+                    "weights and score ranges)")
+        lo, hi = (self.reward.score_range if self.reward and self.reward.score_range
+                  else DEFAULT_RANGE)
+        scale = (f"numeric judges normalised over their declared score_range, else "
+                 f"[{lo:g}, {hi:g}]")
+        where = "the config's" if self.from_config else "recorded or default"
+        if self.reward is None:
+            body = (f"boolean judges gate (a false one makes the case 0); {scale} "
+                    f"({where} ranges) and averaged")
+        elif self.reward.judge is not None:
+            body = (f"reward.judge `{self.reward.judge}`"
+                    + (" normalised over its range" if self.reward.normalize else " clipped to [0, 1]"))
+        elif self.reward.formula.strip() == "weighted":
+            body = f"reward weighted mean of {', '.join(self.reward.weights) or 'no judges'}; {scale}"
+        else:
+            body = f"reward formula `{self.reward.formula.strip()}`; {scale}"
+        if self.reward is not None and self.reward.gate:
+            body += "; boolean judges gate"
+        return ("agent-eval-harness runs scored with its rule: " + body
+                + "; an errored judge is left out, and a case where nothing scored is "
+                "errored (excluded), not 0")
+
+
+def aeh_rule(config: Any) -> AehRule:
+    """The rule for a config (an `EvalConfig`, {judge: JudgeSpec}, or None)."""
+    if config is None:
+        return AehRule()
+    judges = getattr(config, "judges", None)
+    ranges: dict[str, tuple[float, float]] = {}
+    if judges is not None and not isinstance(config, Mapping):
+        for j in judges:
+            if getattr(j, "score_range", None):
+                ranges[str(j.name)] = (float(j.score_range[0]), float(j.score_range[1]))
+    elif isinstance(config, Mapping):
+        for name, spec in config.items():
+            rng = getattr(spec, "score_range", None) or (
+                spec.get("score_range") if isinstance(spec, Mapping) else None)
+            if rng:
+                ranges[str(name)] = (float(rng[0]), float(rng[1]))
+    block = getattr(config, "reward", None)
+    spec = block.to_spec() if block is not None and hasattr(block, "to_spec") else None
+    return AehRule(ranges=ranges, reward=spec, from_config=True,
+                   native_composite=spec is None and _states_composite(config))
+
+
+def _states_composite(config: Any) -> bool:
+    """Whether a config sets this tool's composite knobs (gate, weight, `composite`)."""
+    if getattr(config, "composite", None) is not None:
+        return True
+    items = config.values() if isinstance(config, Mapping) else getattr(config, "judges", [])
+    for spec in items:
+        get = spec.get if isinstance(spec, Mapping) else (lambda k, d=None, s=spec: getattr(s, k, d))
+        if get("gate", False) or float(get("weight", 1.0) or 0.0) != 1.0 \
+                or get("in_composite", True) is False:
+            return True
+    return False
+
+
+def _result(raw: Any) -> JudgeResult | None:
+    """A summary entry as a reward input; None for pairwise / non-numeric verdicts."""
+    if not isinstance(raw, dict):
+        raw = {"value": raw}
+    value = raw.get("value")
+    if str(raw.get("judge_type") or "").lower() == "pairwise":
+        return None
+    if value is None:
+        return JudgeResult(None, errored=bool(raw.get("error") or raw.get("errored")))
+    if isinstance(value, (bool, int, float)):
+        return JudgeResult(value)
+    return None
+
+
+def _score_case(judges: dict[str, Any], rule: AehRule) -> tuple[dict[str, Any], float | None, bool]:
+    """(judge score dicts, composite, composite errored) of one summary `per_case` entry."""
+    scores = {str(j): _score(v) for j, v in judges.items()}
+    results: dict[str, JudgeResult] = {}
+    ranges = dict(rule.ranges)
+    for name, raw in judges.items():
+        res = _result(raw)
+        if res is None:
+            continue
+        results[str(name)] = res
+        recorded = scores[str(name)].get("score_range")
+        if str(name) not in ranges and isinstance(recorded, list) and len(recorded) == 2:
+            ranges[str(name)] = (float(recorded[0]), float(recorded[1]))
+    fallback = (rule.reward.score_range if rule.reward and rule.reward.score_range
+                else DEFAULT_RANGE)
+    for name, sc in scores.items():
+        if sc["kind"] == "numeric" and isinstance(sc["value"], (int, float)) \
+                and not isinstance(sc["value"], bool) and not sc.get("errored"):
+            rng = ranges.get(name, fallback)
+            sc["score_range"] = [rng[0], rng[1]]
+    value, errored = reward(results, ranges, rule.reward)
+    return scores, value, errored
+
+
+def read_aeh_run(run_dir: str, rule: AehRule | None = None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """(run dict, case record dicts) of one agent-eval-harness run directory.
 
     The run dict has `eval`, `run_id`, `condition_id`, `levels`, `cost_usd` (run total or
@@ -89,7 +208,8 @@ def read_aeh_run(run_dir: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """
     try:
         # bounded: size, alias expansion, depth; duplicate keys refused (config.yamlio)
-        summary = parse_yaml(read_yaml_text(os.path.join(run_dir, SUMMARY)))[0] or {}
+        summary = parse_yaml(read_yaml_text(os.path.join(run_dir, SUMMARY),
+                                            nofollow=True))[0] or {}
     except (OSError, ValueError) as exc:  # YamlProblem and UnicodeDecodeError are ValueErrors
         first = (str(exc).splitlines() or [type(exc).__name__])[0]
         raise UnreadableRun(f"{SUMMARY}: {first}") from None
@@ -99,11 +219,14 @@ def read_aeh_run(run_dir: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     result = read_json_object(os.path.join(run_dir, RUN_RESULT))
     run_id = str(summary.get("run_id") or os.path.basename(os.path.normpath(run_dir)))
     cost = result.get("cost_usd")
+    levels = condition.get("levels") or summary.get("levels") or {}
+    if not levels and isinstance(result.get("model"), str) and result["model"]:
+        levels = {"model": result["model"]}  # agent-eval-harness's fallback
     run = {
         "eval": str(summary.get("eval") or os.path.basename(os.path.dirname(os.path.normpath(run_dir)))),
         "run_id": run_id,
         "condition_id": str(condition.get("condition_id") or ""),
-        "levels": condition.get("levels") or summary.get("levels") or {},
+        "levels": levels,
         "cost_usd": float(cost) if isinstance(cost, (int, float)) and not isinstance(cost, bool) else None,
         "finished_at": summary.get("finished_at"),
         "format": "agent-eval-harness",
@@ -113,6 +236,15 @@ def read_aeh_run(run_dir: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     for case_id, judges in per_case.items():
         if not isinstance(judges, dict):
             judges = {}  # no judge entries: the case is recorded with no scores
-        scores = {str(j): _score(v) for j, v in judges.items()}
-        records.append({"case_id": str(case_id), "status": "ok", "scores": scores})
+        rule = rule or AehRule()
+        if rule.native_composite:
+            scores, value, errored = {str(j): _score(v) for j, v in judges.items()}, None, False
+        else:
+            scores, value, errored = _score_case(judges, rule)
+        rec: dict[str, Any] = {"case_id": str(case_id), "status": "ok", "scores": scores}
+        if errored:
+            rec["composite_errored"] = True
+        elif value is not None and scores:
+            rec["composite"] = value
+        records.append(rec)
     return run, records

@@ -116,28 +116,38 @@ def contrasts_block(
 def parse_simple_effects(
     spec: Any, kept: Sequence[str], terms: Mapping[str, Mapping[str, Any]]
 ) -> list[tuple[str, str]]:
-    """`"auto"` (both directions of every significant two-way interaction), `"a:b"` /
-    `("a", "b")` (contrasts of a within each level of b), a list of those, or {a: b}."""
+    """Pairs (factor, by): contrasts of `factor` within each level of `by`.
+
+    `spec` is one item or a list of them (the CLI flag is repeatable), or {factor: by}:
+    `"a:b"` / `("a", "b")` — a within each level of b; `"b"` alone — every other tested
+    factor within each level of b; `"auto"` — both directions of every significant two-way
+    interaction (nothing when none is significant)."""
     if spec is None or spec is False:
         return []
-    if isinstance(spec, str) and spec.strip().lower() == "auto":
-        pairs = []
-        for t, r in terms.items():
-            parts = t.split(":")
-            if len(parts) == 2 and r["significant"]:
-                pairs += [(parts[0], parts[1]), (parts[1], parts[0])]
-        return pairs
     items: list[Any] = list(spec.items()) if isinstance(spec, Mapping) else (
         [spec] if isinstance(spec, (str, tuple)) else list(spec))
-    out = []
+    out: list[tuple[str, str]] = []
     for item in items:
+        if isinstance(item, str) and item.strip().lower() == "auto":
+            for t, r in terms.items():
+                parts = t.split(":")
+                if len(parts) == 2 and r["significant"]:
+                    out += [(parts[0], parts[1]), (parts[1], parts[0])]
+            continue
+        if isinstance(item, str) and not any(sep in item for sep in ":|"):
+            by = item.strip()
+            if by not in kept or len(kept) < 2:
+                raise UsageError(f"simple effects {item!r}: not one of the tested factors {list(kept)}",
+                                 hint="write model:effort (model contrasts within each effort level)")
+            out += [(f, by) for f in kept if f != by]
+            continue
         a, b = [*item.replace("|", ":").split(":", 1), ""][:2] if isinstance(item, str) else item
         a, b = str(a).strip(), str(b).strip()
         if a not in kept or b not in kept or a == b:
             raise UsageError(f"simple effects {item!r}: need two different tested factors of {list(kept)}",
                              hint="write model:effort (model contrasts within each effort level)")
         out.append((a, b))
-    return out
+    return list(dict.fromkeys(out))
 
 
 def simple_effects_block(

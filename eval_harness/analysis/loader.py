@@ -1,4 +1,4 @@
-"""Run directories → one tidy DataFrame (notes/TIDY_FRAME.md), fast.
+"""Run directories → one tidy DataFrame (docs/api.md, the tidy frame), fast.
 
 `load_runs(path | [paths])` walks every root for run directories (`discover`), reads this
 tool's `run.json` / `condition.json` + `cases/*/record.json` and agent-eval-harness's
@@ -32,7 +32,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from eval_harness.analysis.aeh_import import UnreadableRun, natural_key, read_aeh_run
+from eval_harness.analysis.aeh_import import UnreadableRun, aeh_rule, natural_key, read_aeh_run
 from eval_harness.analysis.aeh_import import read_json_object as _read_json
 from eval_harness.analysis.chunk import MAX_REPLICATION, Chunk, is_replication, read_native_cases
 from eval_harness.analysis.collect import Collector
@@ -152,15 +152,17 @@ def load_runs(
     """
     roots = [path] if isinstance(path, (str, os.PathLike)) else list(path)
     specs = coerce_judge_specs(judge_specs)
+    rule = aeh_rule(judge_specs)
     col = Collector(specs)
     issues: list[dict[str, Any]] = []
     metas: list[tuple[RunDir, dict[str, Any], list[dict[str, Any]] | None]] = []
-    for rd in find_run_dirs(roots):
+    outside: list[str] = []
+    for rd in find_run_dirs(roots, outside):
         try:
             if rd.layout == "native":
                 metas.append((rd, _read_native_run(rd.path), None))
             else:
-                metas.append((rd, *read_aeh_run(rd.path)))
+                metas.append((rd, *read_aeh_run(rd.path, rule)))
         except UnreadableRun as exc:
             issues.append({"kind": "unreadable_run", "detail": f"run {rd.path}: {exc}; left out"})
     usable = []
@@ -197,6 +199,7 @@ def load_runs(
         col.add_chunk(idx, chunk)
         if not chunk.s_case:
             issues.append({"kind": "empty_run", "detail": f"run {rd.path}: no case records"})
+    issues.extend({"kind": "outside_root", "detail": d} for d in outside)
     issues.extend(col.issues())
     issues.extend({"kind": "unreadable_record", "detail": f"{p}; skipped"}
                   for p in col.bad_records)
@@ -207,6 +210,8 @@ def load_runs(
             f"samples (never a score): {shown}")})
     levels = _level_order([r for _, r, _ in kept], factors, factor_levels)
     frame = _assemble(col, factors)
+    if any(r.get("format") == "agent-eval-harness" for r in col.runs):
+        issues.append({"kind": "scoring", "detail": rule.describe()})
     composite_note = _composite_note(col, specs is not None)
     if composite_note:
         issues.append({"kind": "composite", "detail": composite_note})

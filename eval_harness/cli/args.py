@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 
 from eval_harness import __version__
 
@@ -38,7 +39,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--version", action="version", version=f"eval_harness {__version__}")
     g = p.add_argument_group("common")
     g.add_argument("--config", metavar="FILE", help="eval.yaml to use")
-    g.add_argument("--runs-dir", metavar="DIR", default="runs", help="run directories root (default: runs/)")
+    g.add_argument("--runs-dir", metavar="DIR", default=os.environ.get("AGENT_EVAL_RUNS_DIR", "runs"),
+                   help="run directories root (default: $AGENT_EVAL_RUNS_DIR, else runs/)")
+    g.add_argument("--model", metavar="MODEL",
+                   help="sets models.skill: the model of conditions without a `model` factor")
+    g.add_argument("--input-override", action="append", metavar="NAME=VALUE",
+                   help="merge NAME=VALUE into every case input (repeatable)")
     g.add_argument("--output", metavar="DIR", help="analysis/report output (default: analysis/<eval>/)")
     g.add_argument("--cases", nargs="+", metavar="ID", help="only these case ids")
     g.add_argument("--limit", type=int, metavar="N", help="only the first N cases")
@@ -72,12 +78,16 @@ def build_parser() -> argparse.ArgumentParser:
                    help="multiple-comparison correction (flag > config > holm)")
     g.add_argument("--per-judge", action="store_true", help="also screen each judge")
     g.add_argument("--keep-incomplete", action="store_true", help="lmm: keep incomplete cases (fitted model)")
-    g.add_argument("--simple-effects", metavar="FACTOR", action="append",
-                   help="contrasts of the other factors within each level of FACTOR")
+    g.add_argument("--simple-effects", metavar="A:B|B|auto", action="append",
+                   help="contrasts of factor A within each level of B (B alone: every other "
+                        "factor; auto: both ways for each significant two-way interaction); "
+                        "repeatable")
     g.add_argument("--allow-errored-judges", action="store_true",
                    help="a judge that errored on every sample is reported, but does not make "
                         "the exit code 4")
     g.add_argument("--export-parquet", metavar="FILE", help="write the tidy frame as Parquet")
+    g.add_argument("--no-report", action="store_true",
+                   help="write anova.json and comparisons.json but no report.md/.json/.html")
     g.add_argument("--rescore", action="store_true", help="re-run judges over existing runs")
 
     g = p.add_argument_group("compare")
@@ -97,3 +107,23 @@ def build_schema_parser() -> argparse.ArgumentParser:
                                 description="Print the JSON Schema of eval.yaml (for editors).")
     p.add_argument("--debug", action="store_true")
     return p
+
+
+def config_overrides(args: argparse.Namespace) -> dict[str, object]:
+    """Config keys set by flags (``--model`` -> models.skill)."""
+    model = getattr(args, "model", None)
+    return {"models": {"skill": model}} if model else {}
+
+
+def input_overrides(args: argparse.Namespace) -> dict[str, str]:
+    """``--input-override NAME=VALUE`` pairs (values stay strings, as agent-eval-harness)."""
+    from eval_harness.errors import UsageError
+
+    out: dict[str, str] = {}
+    for item in getattr(args, "input_override", None) or []:
+        name, sep, value = item.partition("=")
+        if not sep or not name.strip():
+            raise UsageError(f"--input-override {item!r}: expected NAME=VALUE",
+                             hint="e.g. --input-override context=none")
+        out[name.strip()] = value
+    return out

@@ -10,6 +10,7 @@ from typing import Any
 
 import yaml
 
+from eval_harness.cli.args import config_overrides, input_overrides
 from eval_harness.config.loader import load_config
 from eval_harness.config.masking import mask_secrets
 from eval_harness.matrix.checks import self_judging, unconsumed_factors
@@ -98,7 +99,9 @@ def build_summary(exp: Experiment, args: argparse.Namespace) -> dict[str, Any]:
 
 def dry_run(args: argparse.Namespace) -> int:
     """Validate config, dataset and judges; print the grid, totals and estimates."""
-    exp = prepare(args.config, cases=args.cases, limit=args.limit, condition_specs=args.condition)
+    exp = prepare(args.config, cases=args.cases, limit=args.limit,
+                  overrides=config_overrides(args), input_overrides=input_overrides(args),
+                  condition_specs=args.condition)
     summary = build_summary(exp, args)
     if args.json:
         print(json.dumps(summary, indent=2, default=str))

@@ -19,6 +19,7 @@ from eval_harness.errors import (
     EvalHarnessError,
     Terminated,
 )
+from eval_harness.textsafe import safe_text
 
 SUBCOMMANDS = ("schema", "report", "calibrate", "init", "runs", "show")
 #: subcommands whose module has a ``main(argv) -> int``-style entry (imported only when used)
@@ -37,10 +38,10 @@ def _dispatch(argv: list[str]) -> int:
             return int(getattr(importlib.import_module(module), func)(rest))
         if name == "schema":
             from eval_harness.cli.args import build_schema_parser
-            from eval_harness.config.models import EvalConfig
+            from eval_harness.config.schema import eval_schema
 
             build_schema_parser().parse_args(rest)
-            print(json.dumps(EvalConfig.model_json_schema(by_alias=True), indent=2))
+            print(json.dumps(eval_schema(), indent=2))
             return 0
         if name == "report":
             from eval_harness.cli.report_cmd import main as report_main
@@ -124,7 +125,7 @@ def _main(args: list[str]) -> int:
     except EvalHarnessError as exc:
         if debug:
             traceback.print_exc()
-        print(f"error: {exc.one_line()}", file=sys.stderr)
+        print(f"error: {safe_text(exc.one_line(), newlines=False)}", file=sys.stderr)
         return exc.exit_code
     except Terminated:
         print("terminated (SIGTERM): agents in flight were stopped, finished work is kept; "
@@ -136,6 +137,13 @@ def _main(args: list[str]) -> int:
         return INTERRUPTED_EXIT
     except BrokenPipeError:
         return 0
+    except ModuleNotFoundError as exc:  # e.g. ./orchestrate.py run by a Python without the deps
+        if debug:
+            raise
+        print(f"error: the module {exc.name or exc!s} is not installed in this Python "
+              f"({sys.executable}) (hint: install the project first: python3 -m venv .venv && "
+              ".venv/bin/pip install -e . — then run .venv/bin/orchestrate ...)", file=sys.stderr)
+        return 2
     except Exception as exc:  # a bug, not a user error: one line unless --debug
         if debug:  # printed here, not re-raised: the traceback passes through the mask
             traceback.print_exc()

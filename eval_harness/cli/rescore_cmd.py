@@ -11,6 +11,7 @@ import argparse
 import json
 from pathlib import Path
 
+from eval_harness.cli.args import config_overrides, input_overrides
 from eval_harness.errors import UsageError
 from eval_harness.judges.rescore import rescore_runs
 from eval_harness.judges.scorer import build_scorer
@@ -20,6 +21,7 @@ from eval_harness.matrix.experiment import prepare
 def rescore(args: argparse.Namespace) -> int:
     """Rescore; return 0 (analysis and gates are the normal pipeline's business)."""
     exp = prepare(args.config, cases=args.cases, limit=args.limit,
+                  overrides=config_overrides(args), input_overrides=input_overrides(args),
                   condition_specs=args.condition, require_runner=False)
     eval_dir = Path(args.runs_dir) / exp.name
     if not eval_dir.is_dir():

@@ -15,6 +15,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from eval_harness.cli.args import config_overrides, input_overrides
 from eval_harness.errors import NoUsableResults, UsageError
 from eval_harness.matrix.experiment import Experiment, prepare
 from eval_harness.runner.engine import EngineOptions, EngineSummary, describe, execute
@@ -40,7 +41,9 @@ def run_matrix(args: argparse.Namespace) -> tuple[Experiment, EngineSummary, dic
     """Run every pending cell of the matrix (no analysis); return the experiment, the
     engine's summary and its one-line description (also printed on stderr)."""
     options = options_from_args(args)
-    exp = prepare(args.config, cases=args.cases, limit=args.limit, condition_specs=args.condition)
+    exp = prepare(args.config, cases=args.cases, limit=args.limit,
+                  overrides=config_overrides(args), input_overrides=input_overrides(args),
+                  condition_specs=args.condition)
     if not args.no_judge_check:
         from eval_harness.judges.preflight import check_judge_models
 
@@ -48,7 +51,13 @@ def run_matrix(args: argparse.Namespace) -> tuple[Experiment, EngineSummary, dic
     from eval_harness.judges.scorer import build_scorer
 
     scorer = build_scorer(exp, runs_dir=args.runs_dir)  # persists the verdict cache
-    summary = execute(exp, scorer, options)
+    eval_dir = Path(args.runs_dir) / exp.name
+    _say_agent_changed(exp, eval_dir)
+    try:
+        summary = execute(exp, scorer, options)
+    finally:  # also after Ctrl-C / quota; not when nothing was created (a setup error)
+        if eval_dir.is_dir():
+            _record(exp, eval_dir)
     info = describe(summary)
     shard = f" (shard {options.shard})" if options.shard else ""
     print(f"[eval] {exp.name}{shard}: {info['ran']} of {info['cells']} cells run "
@@ -60,6 +69,28 @@ def run_matrix(args: argparse.Namespace) -> tuple[Experiment, EngineSummary, dic
 
         print(f"[eval] errored: {format_reasons(summary.reasons)}", file=sys.stderr)
     return exp, summary, info
+
+
+def _say_agent_changed(exp: Experiment, eval_dir: Path) -> None:
+    """Say which agent files changed since the last run (their cells are stale and rerun:
+    the file hashes are in the config digest)."""
+    from eval_harness.config.recorded import recorded_fingerprint
+    from eval_harness.matrix.fingerprint import changed_files
+
+    before = recorded_fingerprint(eval_dir)
+    if before is not None:
+        changed = changed_files(before, exp.fingerprint)
+        if changed:
+            print(f"[eval] the agent changed since the last run: {', '.join(changed)}; "
+                  "its cells are stale and rerun", file=sys.stderr)
+
+
+def _record(exp: Experiment, eval_dir: Path) -> None:
+    """Record this run's config and agent file hashes (for --analyze-only and the notice)."""
+    from eval_harness.config.recorded import record_config
+    from eval_harness.store.rundirs import utc_now
+
+    record_config(exp.loaded, eval_dir, utc_now(), exp.fingerprint)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -7,7 +7,7 @@ A judge's kind is inferred from the one kind field it carries (``check``, ``prom
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import Field, StrictBool, ValidationInfo, field_validator, model_validator
 
@@ -36,6 +36,12 @@ class JudgeBlock(Block):
     function: str | None = Field(None, description="Function name in `module`.")
     model: str | None = Field(None, description="Judge model `provider:model` (LLM judges).")
     score_range: list[float] | None = Field(None, description="[lo, hi] of a numeric judge.")
+    feedback_type: Literal["bool", "int", "float"] | None = Field(
+        None, description="Verdict shape (agent-eval-harness): bool, or a number (int/float).")
+    condition: str | None = Field(
+        None, description="Python expression over the outputs fields (`annotations`, "
+        "`output`, `files`...), `input`, `expected`; false skips the judge for that case "
+        "(agent-eval-harness `if`).")
     samples: int = Field(1, ge=1, description="Samples, reduced by median / majority.")
     weight: float = Field(1.0, ge=0, description="Weight in the composite.")
     gate: StrictBool = Field(False, description="Boolean gate: false zeroes the composite.")
@@ -94,6 +100,13 @@ class JudgeBlock(Block):
             len(self.score_range) != 2 or self.score_range[0] >= self.score_range[1]
         ):
             raise ValueError("score_range must be [lo, hi] with lo < hi")
+        if self.feedback_type == "bool" and self.score_range is not None:
+            raise ValueError("score_range has no meaning with feedback_type: bool")
+        if self.condition is not None:
+            try:
+                compile(self.condition, "<condition>", "eval")
+            except SyntaxError as exc:
+                raise ValueError(f"condition is not a Python expression: {exc.msg}") from None
         if self.cost_per_mtok is not None and (
             len(self.cost_per_mtok) != 2 or min(self.cost_per_mtok) < 0
         ):

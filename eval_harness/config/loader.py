@@ -16,6 +16,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from eval_harness import redact
+from eval_harness.config.aeh_compat import translate
 from eval_harness.config.envvars import interpolate
 from eval_harness.config.extends import Origins, load_with_extends
 from eval_harness.config.judge_options import BUILTIN_OPTIONS, options_hint
@@ -139,7 +140,8 @@ def _strip_for_validation(data: dict[str, Any]) -> dict[str, Any]:
 
 
 def load_config(
-    path: str | Path, env: Mapping[str, str] | None = None, *, strict: bool = True
+    path: str | Path, env: Mapping[str, str] | None = None, *, strict: bool = True,
+    overrides: Mapping[str, Any] | None = None,
 ) -> LoadedConfig:
     """Load and validate ``path``.
 
@@ -150,7 +152,12 @@ def load_config(
     if not file.exists():
         raise ConfigError("config file not found", file=str(file), hint="pass --config PATH")
     merged, origins = load_with_extends(file)
+    if overrides:
+        from eval_harness.config.extends import deep_merge
+
+        merged = deep_merge(merged, dict(overrides))
     environ = os.environ if env is None else env
+    merged = translate(merged, file, environ)  # agent-eval-harness's keys -> ours
     if strict:
         resolved = interpolate(merged, environ, lines=origins)
     else:

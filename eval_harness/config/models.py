@@ -4,11 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
 from eval_harness.config.base import Block
 from eval_harness.config.judge_model import CompositeBlock, JudgeBlock, ThresholdsBlock
 from eval_harness.config.matrix_model import MatrixBlock
+from eval_harness.config.reward_model import RewardBlock
 from eval_harness.config.runner_model import ExecutionBlock, RunnerBlock
 
 
@@ -24,7 +25,9 @@ class DatasetBlock(Block):
     """``dataset``: where the cases are."""
 
     path: str = Field(description="Directory of case folders, or a .yaml/.yml/.jsonl file.")
-    schema_: dict[str, Any] | None = Field(None, alias="schema", description="Required input fields.")
+    schema_: dict[str, Any] | str | None = Field(
+        None, alias="schema", description="Required input fields (a mapping), or a prose "
+        "description of the cases (agent-eval-harness; documentation only).")
 
 
 class OutputsBlock(Block):
@@ -32,6 +35,10 @@ class OutputsBlock(Block):
 
     collect: list[str] = Field(default_factory=lambda: ["**/*"], description="Glob patterns.")
     max_file_bytes: int = Field(1_000_000, ge=0, description="Larger files are truncated.")
+    paths: list[str] = Field(
+        default_factory=list, description="Directories of {workspace} whose files are "
+        "collected as `<path>/<file>` (agent-eval-harness `outputs: [{path}]`); then "
+        "{output_dir} is {workspace}/output, as there.")
 
 
 class EvalConfig(Block):
@@ -51,6 +58,12 @@ class EvalConfig(Block):
     judges: list[JudgeBlock] = Field(default_factory=list, description="Judges.")
     composite: CompositeBlock | None = Field(None, description="Composite override.")
     thresholds: ThresholdsBlock | None = Field(None, description="Thresholds (exit 1 on failure).")
+    fingerprint: list[str] | None = Field(
+        None, description="Paths / globs (relative to the config) of files that make up the "
+        "agent; their content enters the config digest, so editing them reruns the cells "
+        "(a cli command's script and a python runner's module are included automatically).")
+    reward: RewardBlock | None = Field(None, description="agent-eval-harness composite "
+                                       "(judge, weighted or formula); replaces the default.")
 
     @field_validator("name")
     @classmethod
@@ -69,3 +82,16 @@ class EvalConfig(Block):
         if dup:
             raise ValueError(f"duplicate judge names: {', '.join(dup)}")
         return value
+
+    @model_validator(mode="after")
+    def _reward(self) -> EvalConfig:
+        if self.reward is None:
+            return self
+        if self.composite is not None:
+            raise ValueError("give `reward` or `composite`, not both")
+        names = {j.name for j in self.judges}
+        missing = [n for n in ([self.reward.judge] if self.reward.judge else [])
+                   + list(self.reward.weights) if n not in names]
+        if missing:
+            raise ValueError(f"reward names unknown judge(s): {', '.join(missing)}")
+        return self

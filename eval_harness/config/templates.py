@@ -98,3 +98,33 @@ def render_braces(template: str, values: Mapping[str, Any], *, where: str = "") 
 
     out = _BRACE.sub(sub, template)
     return out.replace("{{", "{").replace("}}", "}")
+
+
+_ARG_BRACE = re.compile(r"\{([^{}]+)\}")
+
+
+def render_arguments(template: Any, case_input: Mapping[str, Any], *, where: str = "execution.arguments") -> str:
+    """An agent-eval-harness ``arguments`` string: ``{{ input.x }}`` when it uses ``{{``,
+    else ``{field}`` (required) / ``{field?}`` (omitted when absent); runs of blanks are
+    squeezed as it does. A mapping renders as JSON; None as ""."""
+    if template is None:
+        return ""
+    if not isinstance(template, str):
+        return _text(render_value(template, {"input": case_input}, where=where))
+    if "{{" in template:
+        text = render_mustache(template, {"input": case_input}, where=where)
+    else:
+        def sub(match: re.Match[str]) -> str:
+            name = match.group(1)
+            optional = name.endswith("?")
+            name = name.rstrip("?")
+            value = case_input.get(name)
+            if value is None:
+                if optional:
+                    return ""
+                raise ConfigError(f"arguments reference input field `{name}`, which the case "
+                                  "does not have", path=where,
+                                  hint="write {" + name + "?} to make it optional")
+            return _text(value)
+        text = _ARG_BRACE.sub(sub, template)
+    return re.sub(r"[ \t]+", " ", text).strip()

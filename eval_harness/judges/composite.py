@@ -12,13 +12,15 @@ gives None without an error.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
+from eval_harness.judges.reward import JudgeResult, reward
 from eval_harness.store.records import JudgeScore
 
 
 def combine(scores: Mapping[str, JudgeScore], entering: Sequence[str]) -> tuple[float | None, bool]:
-    """(composite or None, composite_errored)."""
-    present = [scores[n] for n in entering if n in scores]
+    """(composite or None, composite_errored); a judge skipped by its condition is absent."""
+    present = [scores[n] for n in entering if n in scores and not scores[n].skipped]
     if any(s.errored for s in present):
         return None, True
     if any(s.gate and s.kind == "boolean" and s.value is False for s in present):
@@ -28,3 +30,14 @@ def combine(scores: Mapping[str, JudgeScore], entering: Sequence[str]) -> tuple[
         return None, False
     value = sum(s.weight * float(s.normalized or 0.0) for s in present) / total
     return value, False
+
+
+def reward_composite(scores: Mapping[str, JudgeScore], blocks: Sequence[Any],
+                     block: Any) -> tuple[float | None, bool]:
+    """The composite under a ``reward:`` block (:mod:`eval_harness.judges.reward`)."""
+    ranges = {b.name: (float(b.score_range[0]), float(b.score_range[1]))
+              for b in blocks if b.score_range}
+    results = {name: JudgeResult(None if s.errored or s.skipped
+                                 or isinstance(s.value, str) else s.value, errored=s.errored)
+               for name, s in scores.items() if s.kind != "pairwise"}
+    return reward(results, ranges, block.to_spec())

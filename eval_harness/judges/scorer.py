@@ -22,7 +22,7 @@ from eval_harness.config.models import EvalConfig
 from eval_harness.judges.api import Sample, ScoreResult
 from eval_harness.judges.cache import VerdictCache
 from eval_harness.judges.code import last_line
-from eval_harness.judges.composite import combine
+from eval_harness.judges.composite import combine, reward_composite
 from eval_harness.judges.llm.http import RetryPolicy
 from eval_harness.judges.registry import JudgeImpl, build_judge
 from eval_harness.judges.values import (
@@ -69,11 +69,26 @@ def _merge_meta(outcomes: list[Outcome]) -> dict[str, Any]:
     return meta
 
 
+def condition_holds(condition: str, ctx: dict[str, Any]) -> bool:
+    """A judge's ``condition`` (agent-eval-harness ``if``): a Python expression over the
+    outputs fields, ``outputs``, ``annotations``, ``input`` and ``expected``."""
+    scope = {**ctx["outputs"], "outputs": ctx["outputs"], "annotations": ctx["annotations"],
+             "input": ctx["input"], "expected": ctx["expected"]}
+    return bool(eval(compile(condition, "<condition>", "eval"), {}, scope))  # the user's own code
+
+
 def run_judge(block: JudgeBlock, impl: JudgeImpl, ctx: dict[str, Any], weight: float,
               gate: bool) -> JudgeScore:
-    """All samples of one judge -> one JudgeScore (errored on any failure)."""
+    """All samples of one judge -> one JudgeScore (errored on any failure; skipped, with no
+    value, when its ``condition`` is false)."""
     rng = score_range(block.score_range)
     base: dict[str, Any] = {"weight": weight, "gate": gate}
+    if block.condition is not None:
+        try:
+            if not condition_holds(block.condition, ctx):
+                return JudgeScore(skipped=True, rationale="skipped: condition is false", **base)
+        except Exception as exc:  # a condition that cannot be evaluated: errored, not skipped
+            return JudgeScore(errored=True, error=f"condition: {last_line(exc)}", **base)
     outcomes: list[Outcome] = []
     try:
         checked = []
@@ -142,7 +157,11 @@ class JudgeScorer:
         ctx = sample_context(sample)
         scores = {block.name: run_judge(block, impl, ctx, weight, gate)
                   for block, impl, weight, gate in bound}
-        composite, errored = combine(scores, entering)
+        reward_block = self._config(sample.condition_id).reward
+        if reward_block is not None:
+            composite, errored = reward_composite(scores, [b for b, *_ in bound], reward_block)
+        else:
+            composite, errored = combine(scores, entering)
         return ScoreResult(scores=scores, composite=composite, composite_errored=errored)
 
 

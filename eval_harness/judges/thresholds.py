@@ -1,4 +1,4 @@
-"""Thresholds, per condition, over the tidy frame (notes/TIDY_FRAME.md).
+"""Thresholds, per condition, over the tidy frame (docs/api.md, the tidy frame).
 
 ``thresholds`` in the config::
 

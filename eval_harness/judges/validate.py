@@ -10,6 +10,7 @@ on a numeric judge — and returns warnings, including the dataset lint
 from __future__ import annotations
 
 import ast
+import re
 import textwrap
 from typing import Any
 
@@ -103,7 +104,8 @@ def _check_template(text: str, fields: set[str], where: str,
                                   f"`{name}`", path=where, hint="fields: " + ", ".join(sorted(fields)))
         elif root == "outputs":
             name = rest.split(".")[0]
-            if name and name not in OUTPUT_FIELDS:
+            # annotation_<key>_content: a case file named by an annotation (agent-eval-harness)
+            if name and name not in OUTPUT_FIELDS and not re.fullmatch(r"annotation_\w+_content", name):
                 raise ConfigError(f"template references unknown `{ref}`", path=where,
                                   hint="outputs fields: " + ", ".join(sorted(OUTPUT_FIELDS)))
         elif root not in ("expected", "annotations", "case_id"):

@@ -61,6 +61,22 @@ def _contrasts(anova: Mapping[str, Any]) -> list[dict[str, Any]]:
     return out
 
 
+def _simple_effects(anova: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """Contrasts of `factor` within each level `at` of `by` (one family per block)."""
+    out = []
+    for block in anova.get("simple_effects") or []:
+        if not isinstance(block, Mapping):
+            continue
+        for pair in block.get("pairs") or []:
+            out.append({
+                "factor": block.get("factor"), "by": block.get("by"), "at": block.get("at"),
+                "correction": block.get("correction"), "family_size": block.get("family_size"),
+                **{k: pair.get(k) for k in ("a", "b", "estimate", "se", "df", "ci",
+                                             "p_raw", "p_adjusted", "significant")},
+            })
+    return out
+
+
 def _per_judge(anova: Mapping[str, Any]) -> dict[str, Any] | None:
     block = anova.get("per_judge")
     if not isinstance(block, Mapping):
@@ -266,6 +282,7 @@ def build_report(
             "excluded_cases": list(anova.get("excluded_cases") or []),
         },
         "contrasts": _contrasts(anova),
+        "simple_effects": _simple_effects(anova),
         "per_judge": _per_judge(anova),
         "judge_means": sm.judge_means(frame, [c["condition_id"] for c in conditions]),
         "variance_components": anova.get("variance_components"),

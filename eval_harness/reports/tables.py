@@ -162,6 +162,26 @@ def contrasts_table(report: Mapping[str, Any]) -> TextTable:
     return t
 
 
+def simple_effects_table(report: Mapping[str, Any]) -> TextTable:
+    """``--simple-effects``: contrasts of a factor within each level of another (a − b),
+    one correction family per (factor, by, level)."""
+    lab = Labels(report)
+    t = TextTable("simple_effects", "Simple effects (a − b within each level of another factor)",
+                  ["factor", "within", "a", "b", "a − b ± 95% CI", "p raw", "p adj", "sig."],
+                  align=["l", "l", "l", "l", "r", "r", "r", "l"],
+                  priority=[0, 0, 0, 0, 0, 2, 0, 1])
+    for r in report.get("simple_effects") or []:
+        f, by = str(r["factor"]), str(r["by"])
+        t.add([f, f"{by}={lab.level(by, r.get('at'))}", lab.level(f, r.get("a")),
+               lab.level(f, r.get("b")), fmt.est_pm(r.get("estimate"), r.get("ci")),
+               fmt.pval(r.get("p_raw")), fmt.pval(r.get("p_adjusted")),
+               fmt.yes_no(r.get("significant"))],
+              {1: f"{by}={r.get('at')}", 2: str(r.get("a")), 3: str(r.get("b"))})
+    if t.rows:
+        t.notes.append("p adj: corrected within each (factor, within-level) family")
+    return t
+
+
 def per_judge_table(report: Mapping[str, Any]) -> TextTable:
     """Significant (judge, term) pairs after one BH family over all of them."""
     pj = report.get("per_judge")
@@ -252,6 +272,7 @@ def all_tables(report: Mapping[str, Any], *, show_all_cases: bool = False) -> li
         matrix_table(report),
         anova_table(report),
         contrasts_table(report),
+        *([simple_effects_table(report)] if report.get("simple_effects") else []),
         per_judge_table(report),
         judge_means_table(report),
         comparisons_table(report),

@@ -25,7 +25,10 @@ def comparisons_table(report: Mapping[str, Any]) -> TextTable:
     counts of regressed / improved cases (case ids in the notes)."""
     lab = Labels(report)
     recs = report.get("comparisons") or []
-    refs = {str(r.get("reference_id") or r.get("reference")) for r in recs}
+    # a baseline row compares a condition with ITSELF in the committed baseline: its "vs"
+    # says baseline, never the condition's own label (which reads like a self-comparison)
+    refs = {"baseline" if r.get("kind") == "baseline" else
+            str(r.get("reference_id") or r.get("reference")) for r in recs}
     one_ref = len(refs) == 1
     cols = ["candidate", "vs", "verdict", "Δ pass rate [95% CI]", "p", "regr.", "impr.",
             "n", "other"]
@@ -35,11 +38,16 @@ def comparisons_table(report: Mapping[str, Any]) -> TextTable:
     if one_ref and recs:
         r0 = recs[0]
         ref_short, _ = lab.of(r0.get("reference_id"), r0.get("reference_levels"), r0.get("reference"))
-        t.title = f"Regression comparisons (against {ref_short})"
+        t.title = ("Regression comparisons (each condition against the baseline)"
+                   if r0.get("kind") == "baseline" else f"Regression comparisons (against {ref_short})")
         del t.columns[1], t.align[1], t.priority[1]
     for r in recs:
         cand, cand_full = lab.of(r.get("candidate_id"), r.get("candidate_levels"), r.get("candidate"))
         ref, ref_full = lab.of(r.get("reference_id"), r.get("reference_levels"), r.get("reference"))
+        if r.get("kind") == "baseline":  # same condition id: just "baseline"
+            same = r.get("reference_id") == r.get("candidate_id")
+            ref = "baseline" if same else f"baseline {ref}"
+            ref_full = str(r.get("reference") or ref_full)
         other = [f"{k} {len(r[k])}" for k in ("modified", "new", "removed", "errored") if r.get(k)]
         row = [cand, ref, str(r.get("verdict")),
                fmt.est_ci(r.get("pass_rate_change"), r.get("pass_rate_ci"), sign=True),

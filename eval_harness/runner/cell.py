@@ -25,6 +25,7 @@ from tenacity import (
 
 from eval_harness.judges.api import Sample, Scorer, ScoreResult
 from eval_harness.runner.base import Runner, RunRequest, RunResult
+from eval_harness.runner.workspace import annotation_contents
 from eval_harness.store.records import CaseRecord, JudgeScore
 from eval_harness.store.rundirs import utc_now
 from eval_harness.store.writer import outputs_dict, record_json, write_outputs, write_record
@@ -131,7 +132,9 @@ def finish_cell_data(
     if status == "ok":
         scores, why = score_sample(scorer, Sample(
             case_id=request.case_id, input=request.input, expected=expected,
-            annotations=annotations, outputs=outputs_dict(result), levels=request.levels,
+            annotations=annotations, levels=request.levels,
+            outputs={**outputs_dict(result),
+                     **annotation_contents(annotations, request.case_files)},
             condition_id=request.condition_id, replication=request.replication))
         if scores is None:
             status, reason = "errored", why
@@ -148,6 +151,8 @@ def finish_cell_data(
         "run_id": run_id, "attempts": attempts, "input_tokens": result.input_tokens,
         "output_tokens": result.output_tokens, "levels": request.levels, **(extra or {}),
     }
+    if result.notes:
+        data["notes"] = list(result.notes)
     judged = dict(scores.scores) if scores else {}
     # built from trusted fields: written without a pydantic validate + dump round trip
     # (a third of the per-cell Python time for a cheap cell); for the same reason the

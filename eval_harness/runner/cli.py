@@ -4,10 +4,13 @@ The command is split with :func:`shlex.split` *before* placeholders are rendered
 placeholder stays exactly one argv element whatever its value (spaces, quotes, ``;``);
 no shell is involved unless ``runner.shell: true`` (then values are shell-quoted).
 Placeholders: ``{model} {effort} {subagent_model} {workspace} {output_dir} {timeout}
-{config_dir} {input_json} {input_file} {case_id} {replication} {condition_id}`` and every
-field of the resolved case input. The rendered ``execution.prompt`` (if any) goes to stdin.
-The working directory is ``{config_dir}``; ``{workspace}`` and ``{output_dir}`` are
-per-case folders created only when the command (or ``runner.output_file``) uses them.
+{config_dir} {input_json} {input_file} {case_id} {replication} {condition_id}``, ``{agent}``
+(``execution.skill``) and ``{args}`` (``execution.arguments`` rendered, agent-eval-harness
+style), and every field of the resolved case input. The rendered ``execution.prompt`` (if
+any) goes to stdin. The working directory is ``{config_dir}``; ``{workspace}`` and
+``{output_dir}`` are absolute per-case folders created only when the command (or
+``runner.output_file``) uses them; ``{workspace}`` holds ``input.yaml`` as agent-eval-harness
+lays it out (:mod:`eval_harness.runner.workspace`).
 
 ``output_format: text`` — stdout (stripped) is the answer. ``json`` — stdout is one JSON
 object ``{output, cost_usd?, usage?: {input_tokens, output_tokens}, steps?: [{tool,
@@ -16,7 +19,6 @@ arguments}]}``; when other lines precede it, the last line holding a JSON object
 
 from __future__ import annotations
 
-import contextlib
 import json
 import math
 import os
@@ -24,11 +26,12 @@ import re
 import shlex
 import shutil
 import signal
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from eval_harness.config.models import EvalConfig
-from eval_harness.config.templates import render_braces, render_value
+from eval_harness.config.templates import render_arguments, render_braces, render_value
 from eval_harness.runner.base import (
     RunRequest,
     RunResult,
@@ -38,6 +41,7 @@ from eval_harness.runner.base import (
     usage_tokens,
 )
 from eval_harness.runner.process import ProcessGroup, ProcessOutcome
+from eval_harness.runner.workspace import collect_paths, stage_workspace
 
 #: a ``{name}`` placeholder (as render_braces reads it; ``{{`` / ``}}`` are literal)
 _PLACEHOLDER = re.compile(r"(?<!\{)\{([A-Za-z_][A-Za-z0-9_]*)\}(?!\})")
@@ -46,7 +50,7 @@ _CONTEXT_KEYS = frozenset(k.encode() for k in (
     "EVAL_SUBAGENT_MODEL"))
 BUILTIN_PLACEHOLDERS = ("model", "effort", "subagent_model", "workspace", "output_dir",
                         "timeout", "config_dir", "input_json", "input_file", "case_id",
-                        "replication", "condition_id")
+                        "replication", "condition_id", "agent", "args")
 
 
 def command_template(config: EvalConfig) -> list[str]:
@@ -155,7 +159,8 @@ class CliRunner:
         self.template = command_template(config)
         text = " ".join(self.template)
         runner = config.runner
-        self.needs_workspace = "{workspace}" in text
+        self.output_paths = list(config.outputs.paths)
+        self.needs_workspace = "{workspace}" in text or bool(self.output_paths)
         self.needs_output = "{output_dir}" in text or bool(runner and runner.output_file)
         self.procs = ProcessGroup()
         # pre-encoded once: Popen would otherwise fsencode every variable for every cell
@@ -187,7 +192,11 @@ class CliRunner:
         if "workspace" in used:
             builtins["workspace"] = os.path.join(case_dir, "workspace")
         if "output_dir" in used:
-            builtins["output_dir"] = os.path.join(case_dir, "output")
+            builtins["output_dir"] = self._output_dir(case_dir)
+        if "agent" in used:
+            builtins["agent"] = self.config.execution.skill or ""
+        if "args" in used:
+            builtins["args"] = render_arguments(self.config.execution.arguments, request.input)
         if "config_dir" in used:
             builtins["config_dir"] = str(request.config_dir)
         if "input_json" in used:
@@ -196,6 +205,13 @@ class CliRunner:
             builtins["input_file"] = os.path.join(case_dir, "input.json")
         values.update(builtins)
         return values
+
+    def _output_dir(self, case_dir: str) -> str:
+        """``{output_dir}``: ``{workspace}/output`` with agent-eval-harness outputs, else
+        ``cases/<id>/output``."""
+        if self.output_paths:
+            return os.path.join(case_dir, "workspace", "output")
+        return os.path.join(case_dir, "output")
 
     def _executable(self, argv: list[str] | str, env: dict[bytes, bytes]) -> str | None:
         """argv[0] resolved on the run's PATH once per runner (Popen would search the PATH
@@ -226,14 +242,18 @@ class CliRunner:
         """Run the command; parse its reply."""
         from eval_harness.config.masking import mask_argv
 
-        cfg, case_dir = self.config, request.case_dir
+        cfg = self.config
+        # absolute: the command runs in {config_dir}, so a relative runs dir would point
+        # somewhere else from there (and the files it writes would never be collected)
+        case_dir = Path(os.path.abspath(request.case_dir))
+        request = replace(request, case_dir=case_dir)
         case_str = str(case_dir)
         if self.needs_workspace:
-            with contextlib.suppress(FileExistsError):
-                os.mkdir(os.path.join(case_str, "workspace"))
+            stage_workspace(case_dir / "workspace", request.input, request.case_files,
+                            self.output_paths)
+        out_dir = Path(self._output_dir(case_str))
         if self.needs_output:
-            with contextlib.suppress(FileExistsError):
-                os.mkdir(os.path.join(case_str, "output"))
+            out_dir.mkdir(parents=True, exist_ok=True)
         argv = self.build_argv(request)
         stdin = None
         if cfg.execution.prompt:
@@ -250,19 +270,23 @@ class CliRunner:
             stderr_path=os.path.join(case_str, "stderr.log"), stdin_data=stdin,
             shell=isinstance(argv, str), executable=self._executable(argv, env),
             tee_prefix=tee_prefix(request), env_list=env_list,
+            max_log_bytes=cfg.execution.max_log_bytes,
         )
         shown = [argv] if isinstance(argv, str) else argv
         result = RunResult(exit_code=outcome.exit_code, stdout=outcome.stdout, stderr=outcome.stderr,
-                           latency_s=outcome.latency_s, argv=mask_argv(shown, list(request.secrets)))
+                           latency_s=outcome.latency_s, argv=mask_argv(shown, list(request.secrets)),
+                           notes=list(outcome.log_notes))
         classify_exit(outcome, cfg, result)
         runner = cfg.runner
-        if self.needs_output:
-            result.files = collect_files(case_dir / "output", cfg.outputs.collect,
+        if self.output_paths:
+            result.files = collect_paths(case_dir / "workspace", self.output_paths,
                                          cfg.outputs.max_file_bytes)
+        elif self.needs_output:
+            result.files = collect_files(out_dir, cfg.outputs.collect, cfg.outputs.max_file_bytes)
         if result.failure != "none":
             return result
         if runner is not None and runner.output_file:
-            target = case_dir / "output" / runner.output_file
+            target = out_dir / runner.output_file
             if not target.is_file():
                 result.failure, result.reason = "error", f"output file {runner.output_file} not written"
                 return result

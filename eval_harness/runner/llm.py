@@ -19,7 +19,7 @@ import os
 from typing import Any
 
 from eval_harness.config.models import EvalConfig
-from eval_harness.config.templates import render_value
+from eval_harness.config.templates import render_arguments, render_value
 from eval_harness.runner.base import RunRequest, RunResult, price, register, usage_tokens
 from eval_harness.runner.http import reply_to_result
 from eval_harness.runner.httpcall import post_json
@@ -33,6 +33,11 @@ def user_message(config: EvalConfig, request: RunRequest) -> str:
         return str(render_value(config.execution.prompt, {"input": request.input,
                                                           "case_id": request.case_id},
                                 where="execution.prompt"))
+    ex = config.execution
+    if ex.skill:  # agent-eval-harness skill mode: `/<skill> <arguments>`
+        return f"/{ex.skill} {render_arguments(ex.arguments, request.input)}".strip()
+    if isinstance(ex.arguments, str):  # its prompt-less mode: the arguments are the prompt
+        return render_arguments(ex.arguments, request.input)
     for key in ("prompt", "question"):
         if isinstance(request.input.get(key), str):
             return str(request.input[key])

@@ -60,6 +60,7 @@ class JudgeScore(_Record):
     score_range: list[float] | None = Field(None, description="[lo, hi] for numeric judges.")
     errored: bool = Field(False, description="True when the judge failed (never a zero).")
     error: str | None = Field(None, description="Why it errored.")
+    skipped: bool = Field(False, description="Not run: its `condition` was false (no value).")
     rationale: str | None = Field(None, description="Judge's explanation.")
     gate: bool = Field(False, description="A false boolean gate zeroes the composite.")
     weight: float = Field(1.0, description="Weight in the composite mean.")

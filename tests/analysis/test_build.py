@@ -294,8 +294,9 @@ def test_aeh_fixture_document_is_valid_and_drops_the_single_model() -> None:
     assert list(doc["terms"]) == ["context"]
     assert [d["factor"] for d in doc["design"]["dropped_factors"]] == ["model"]
     assert doc["condition_summaries"][0]["cost_source"] == "runs"
-    # without a config the composite is left out: nothing to test, and the issue says why
+    # without a config agent-eval-harness's own rule scores the runs: the same numbers
     bare = build_anova(load_runs(fixture), per_judge=True)
     _valid(bare)
-    assert bare["terms"] == {} and any(i["kind"] == "composite" for i in bare["issues"])
+    assert bare["terms"]["context"]["F"] == pytest.approx(doc["terms"]["context"]["F"])
+    assert any(i["kind"] == "scoring" for i in bare["issues"])
     assert "tests_pass" in bare["per_judge"]["judges"]

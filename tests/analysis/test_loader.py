@@ -65,14 +65,16 @@ def test_numeric_normalised_by_recorded_range(tmp_path: Path) -> None:
     np.testing.assert_allclose(q["normalized"], (q["value"] - 1) / 4)
 
 
-def test_aeh_fixture_without_config_leaves_composite_out(tmp_path: Path) -> None:
+def test_aeh_fixture_without_config_is_scored_by_its_rule(tmp_path: Path) -> None:
     df = load_runs(AEH)
     assert df.attrs["factors"] == ["model", "context"]
     assert df.attrs["formats"] == ["agent-eval-harness"]
     assert len(df) == 2 * 4 * 3
-    comp = df[df["judge"] == "composite"]
-    assert comp["value"].isna().all() and not comp["errored"].any()
-    assert any(i["kind"] == "composite" and "score_range" in i["detail"] for i in df.attrs["issues"])
+    wide = df.pivot_table(index=["context", "case_id"], columns="judge", values="value")
+    # agent-eval-harness: boolean gates, numbers over its default 1-5 scale
+    expected = np.where(wide["tests_pass"] == 1.0, (wide["solution_quality"] - 1) / 4, 0.0)
+    np.testing.assert_allclose(wide["composite"], expected)
+    assert any(i["kind"] == "scoring" and "[1, 5]" in i["detail"] for i in df.attrs["issues"])
     # recorded ids are kept although they are not this tool's hashes
     assert set(df["condition_id"]) == {"sonnet-cognee", "sonnet-none"}
     assert {r["cost_usd"] for r in df.attrs["run_costs"]} == {0.14}
@@ -233,13 +235,14 @@ def test_judge_specs_from_a_config() -> None:
     assert via_config[via_config["judge"] == "composite"]["value"].notna().all()
 
 
-def test_booleans_only_form_a_composite_without_config(tmp_path: Path) -> None:
+def test_booleans_only_gate_as_agent_eval_harness_does(tmp_path: Path) -> None:
+    # agent-eval-harness: every boolean judge is a gate; all passing gates score 1
     data = {("a",): {"c1": [{"x": True, "y": False}]}, ("b",): {"c1": [{"x": True, "y": True}]}}
     write_aeh(tmp_path, data, ["f"])
     df = load_runs(tmp_path)
     comp = df[df["judge"] == "composite"].set_index("f")["value"]
-    assert comp.to_dict() == {"a": 0.5, "b": 1.0}
-    assert any(i["kind"] == "composite" and "without a config" in i["detail"] for i in df.attrs["issues"])
+    assert comp.to_dict() == {"a": 0.0, "b": 1.0}
+    assert any(i["kind"] == "scoring" and "gate" in i["detail"] for i in df.attrs["issues"])
 
 
 def _run_dirs(root: Path) -> list[Path]:

@@ -18,13 +18,9 @@ def test_analyze_only_agent_eval_harness_runs_without_config(tmp_path: Path) -> 
     anova = json.loads(stdout)
     assert anova == json.loads((out / "anova.json").read_text())
     assert anova["correction"] == "bh"  # canonical name
-    # without a config the 1-5 judge has no known range, so no composite: each judge is
-    # screened instead (tests_pass), and the constant-difference judge is excluded
-    assert "screening each judge" in err
-    screen = anova["per_judge"]
-    assert screen["correction"] == "bh"
-    assert set(screen["judges"]["tests_pass"]["terms"]) == {"context"}  # single-level model dropped
-    assert [e["judge"] for e in screen["excluded"]] == ["solution_quality"]
+    # without a config the runs are scored by agent-eval-harness's rule (gate, 1-5 scale)
+    assert set(anova["terms"]) == {"context"}  # the single-level model is dropped
+    assert "screening each judge" not in err
     for name in ("comparisons.json", "report.md", "report.json", "report.html"):
         assert (out / name).is_file()
 

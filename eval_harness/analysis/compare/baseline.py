@@ -247,7 +247,7 @@ def _validate(raw: Any, file: str) -> BaselineFile:
 
 
 def load_baseline(path: str | os.PathLike[str]) -> pd.DataFrame:
-    """Read a baseline file into the tidy frame (notes/TIDY_FRAME.md).
+    """Read a baseline file into the tidy frame (docs/api.md, the tidy frame).
 
     Raises ConfigError naming the file on unreadable JSON, a wrong ``kind`` or
     ``schema_version``, or a malformed entry (with its key path).

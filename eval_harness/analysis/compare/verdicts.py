@@ -58,7 +58,7 @@ class VerdictRule:
 def _check_frame(frame: pd.DataFrame) -> None:
     missing = [c for c in _REQUIRED if c not in frame.columns]
     if missing:
-        raise AnalysisError(f"tidy frame lacks columns {missing} (see notes/TIDY_FRAME.md)")
+        raise AnalysisError(f"tidy frame lacks columns {missing} (see docs/api.md, the tidy frame)")
 
 
 KEYS = ["condition_id", "run_id", "replication", "case_id"]

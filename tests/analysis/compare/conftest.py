@@ -1,4 +1,4 @@
-"""Builders of small tidy frames (notes/TIDY_FRAME.md) for the comparison tests."""
+"""Builders of small tidy frames (docs/api.md, the tidy frame) for the comparison tests."""
 
 from __future__ import annotations
 

@@ -1,0 +1,138 @@
+"""The fields agent-eval-harness's anova.json consumers read, computed from this tool's results.
+
+Its ``skills/eval-anova/scripts/report.py`` and ``/eval-compare`` read ``anova``
+(one factor: ``factor``, ``f_statistic``, ``p_value``, ``significant``, ``method``,
+``alpha``, ``details[0].ng2``; several: ``factors``, ``p_values``, ``p_adjusted``,
+``significant`` per term, ``correction``, ``family_size``), ``condition_summaries`` with
+each factor's level flattened and ``mean``/``std``/``n``, ``pareto_frontier`` (entries with
+``cost`` and ``mean``), ``per_case`` and ``design``. This module adds them beside this
+tool's fields (``n`` keeps this tool's meaning — cases —; its meaning, composite rows, is
+``n_rows``). Numbers are this tool's: the p of a term is its joint F test
+(docs/migrating-from-agent-eval-harness.md explains how that differs).
+
+Generalised η² (Olejnik & Algina 2003) for a one-factor repeated-measures design, as its
+``ng2``: ``SS_A / (SS_A + SS_cases + SS_A×case)``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+
+def _composite(frame: pd.DataFrame) -> pd.DataFrame:
+    rows = frame[(frame["judge"] == "composite") & ~frame["errored"]] if "judge" in frame else frame
+    return rows[rows["value"].notna()]
+
+
+def _num(x: Any) -> float | None:
+    return float(x) if isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) else None
+
+
+def _ng2(frame: pd.DataFrame, factor: str, term: Mapping[str, Any]) -> float | None:
+    ss, ss_err = _num(term.get("ss")), _num(term.get("ss_error"))
+    if ss is None or ss_err is None:
+        return None
+    wide = _composite(frame).groupby(["case_id", factor])["value"].mean().unstack().dropna()
+    if wide.empty:
+        return None
+    k = wide.shape[1]
+    ss_cases = float(k * ((wide.mean(axis=1) - wide.to_numpy().mean()) ** 2).sum())
+    total = ss + ss_cases + ss_err
+    return ss / total if total > 0 else None
+
+
+def _anova_block(anova: Mapping[str, Any], frame: pd.DataFrame) -> dict[str, Any]:
+    factors = list((anova.get("design") or {}).get("factors") or {})
+    terms: Mapping[str, Any] = anova.get("terms") or {}
+    method = anova.get("method") or {}
+    label = f"{method.get('name', 'rm')} ({method.get('label', '')})".strip()
+    common = {"correction": anova.get("correction"), "alpha": anova.get("alpha"),
+              "family_size": anova.get("family_size"), "method": label}
+    excluded = [e.get("term") for e in anova.get("excluded_terms") or []]
+    if not factors or not terms:
+        return {**common, "factor": factors[0] if factors else None, "factors": factors,
+                "f_statistic": None, "p_value": None, "p_adjusted": None, "significant": False,
+                "note": "; ".join(anova.get("notes") or []) or "no term could be tested",
+                "excluded_terms": excluded}
+    if len(factors) == 1 and factors[0] in terms:
+        f = factors[0]
+        t = terms[f]
+        return {**common, "factor": f, "f_statistic": _num(t.get("F")),
+                "p_value": _num(t.get("p_raw")), "p_uncorrected": _num(t.get("p_uncorrected")),
+                "p_adjusted": _num(t.get("p_adjusted")), "significant": bool(t.get("significant")),
+                "details": [{"Source": f, "F": _num(t.get("F")), "ddof1": t.get("df_num"),
+                             "ddof2": t.get("df_den"), "ng2": _ng2(frame, f, t),
+                             "eps": t.get("gg_epsilon")}],
+                "excluded_terms": excluded}
+    return {**common, "factors": factors,
+            "p_values": {name: _num(t.get("p_raw")) for name, t in terms.items()},
+            "p_adjusted": {name: _num(t.get("p_adjusted")) for name, t in terms.items()},
+            "significant": {name: bool(t.get("significant")) for name, t in terms.items()},
+            "f_statistics": {name: _num(t.get("F")) for name, t in terms.items()},
+            "excluded_terms": excluded}
+
+
+def _pareto(summaries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Conditions no other beats on both cost (lower) and mean (higher); all when a cost
+    or mean is missing (no cost axis)."""
+    if not summaries or any(_num(s.get("cost")) is None or _num(s.get("mean")) is None
+                            for s in summaries):
+        return summaries
+    front = [s for s in summaries
+             if not any(o is not s and o["cost"] <= s["cost"] and o["mean"] >= s["mean"]
+                        and (o["cost"] < s["cost"] or o["mean"] > s["mean"]) for o in summaries)]
+    return sorted(front, key=lambda s: s["cost"])
+
+
+def aeh_fields(anova: Mapping[str, Any], frame: pd.DataFrame) -> dict[str, Any]:
+    """``anova`` with agent-eval-harness's fields added (a new dict; nothing removed)."""
+    out = dict(anova)
+    factors: list[str] = list(frame.attrs.get("factors") or [])
+    comp = _composite(frame)
+    run_cost: dict[str, list[float]] = {}
+    for rc in frame.attrs.get("run_costs") or []:
+        run_cost.setdefault(str(rc.get("condition_id")), []).append(float(rc["cost_usd"]))
+    summaries = []
+    for s in anova.get("condition_summaries") or []:
+        s = dict(s)
+        levels = s.get("levels") or {}
+        sel = np.ones(len(comp), dtype=bool)
+        for f, v in levels.items():
+            if f in comp:
+                sel &= (comp[f] == v).to_numpy()
+        values = comp["value"].to_numpy()[sel]
+        for f, v in levels.items():
+            s.setdefault(f, v)  # flattened level, unless it would hide one of our fields
+        n = len(values)
+        s["n_rows"] = n
+        std = float(np.std(values, ddof=1)) if n > 1 else (0.0 if n else None)
+        # overflow (values near 1e308) gives inf: unknown, and anova.json stays strict JSON
+        s["std"] = std if std is None or np.isfinite(std) else None
+        s["min"] = float(values.min()) if n else None
+        s["max"] = float(values.max()) if n else None
+        costs = run_cost.get(str(s.get("condition_id")))
+        if costs:
+            s["cost"] = sum(costs) / len(costs)
+        summaries.append(s)
+    out["condition_summaries"] = summaries
+    out["anova"] = _anova_block(anova, frame)
+    out["pareto_frontier"] = _pareto(summaries)
+    per_case: dict[str, dict[str, float]] = {}
+    factors = sorted(factors)  # its key order: "a=x, b=y" over sorted factor names
+    if factors and len(comp):
+        grouped = comp.groupby([*factors, "case_id"], dropna=False)["value"].mean()
+        for idx, value in grouped.items():
+            parts = idx if isinstance(idx, tuple) else (idx,)
+            levels = parts[:-1]
+            key = (str(levels[0]) if len(factors) == 1
+                   else ", ".join(f"{f}={v}" for f, v in zip(factors, levels, strict=True)))
+            per_case.setdefault(key, {})[str(parts[-1])] = float(value)
+    out["per_case"] = per_case
+    out["n_runs"] = int(frame["run_id"].nunique()) if "run_id" in frame else 0
+    out["n_conditions"] = len(summaries)
+    return out

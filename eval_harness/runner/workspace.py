@@ -1,0 +1,66 @@
+"""The per-case ``{workspace}`` laid out as agent-eval-harness lays it out.
+
+``{workspace}`` (``cases/<id>/workspace``, an absolute path) holds ``input.yaml`` — the
+case's resolved input (condition overrides merged, as its ``--input-override`` does) —
+and ``answers.yaml`` when the case folder has one. With ``outputs.paths`` (its
+``outputs: [{path}]``) each path is created in the workspace, ``{output_dir}`` is
+``{workspace}/output`` and the files under each path are collected as ``<path>/<file>``.
+Judges also see ``annotation_<key>_content`` for every annotation naming a file of the
+case folder (its judge prompts read the oracle that way).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+MAX_ANNOTATION_BYTES = 1_000_000
+
+
+def stage_workspace(workspace: Path, resolved_input: Mapping[str, Any], case_files: Path | None,
+                    output_paths: list[str]) -> None:
+    """Create the workspace with input.yaml (+ answers.yaml) and the output folders."""
+    workspace.mkdir(parents=True, exist_ok=True)
+    with open(workspace / "input.yaml", "w", encoding="utf-8") as fh:
+        yaml.safe_dump(dict(resolved_input), fh, allow_unicode=True, sort_keys=False)
+    if case_files is not None and (case_files / "answers.yaml").is_file():
+        shutil.copyfile(case_files / "answers.yaml", workspace / "answers.yaml")
+    for rel in output_paths:
+        (workspace / rel).mkdir(parents=True, exist_ok=True)
+
+
+def collect_paths(workspace: Path, paths: list[str], max_bytes: int) -> dict[str, str]:
+    """Files under ``workspace/<path>`` for each path, keyed ``<path>/<relative file>``."""
+    found: dict[str, str] = {}
+    for rel in paths:
+        root = workspace / rel
+        if not root.is_dir():
+            continue
+        for path in sorted(root.rglob("*")):
+            if path.is_file() and not path.is_symlink():
+                key = path.relative_to(workspace).as_posix()
+                with path.open("rb") as fh:
+                    found[key] = fh.read(max_bytes).decode("utf-8", "replace")
+    return found
+
+
+def annotation_contents(annotations: Mapping[str, Any], case_files: Path | None) -> dict[str, str]:
+    """``annotation_<key>_content`` for each annotation naming a file inside the case folder."""
+    out: dict[str, str] = {}
+    if case_files is None:
+        return out
+    base = os.path.realpath(case_files)
+    for key, value in annotations.items():
+        if not isinstance(value, str) or not value or "\n" in value:
+            continue
+        target = os.path.realpath(os.path.join(base, value))
+        if not target.startswith(base + os.sep) or not os.path.isfile(target):
+            continue
+        with open(target, "rb") as fh:
+            out[f"annotation_{key}_content"] = fh.read(MAX_ANNOTATION_BYTES).decode("utf-8", "replace")
+    return out

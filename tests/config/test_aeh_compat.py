@@ -1,0 +1,100 @@
+"""agent-eval-harness eval.yaml files load as written (or are refused by name, exit 2)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from eval_harness.config.loader import load_config
+from tests.conftest import FIXTURES, run_cli
+
+AEH = FIXTURES / "aeh_configs"
+SHAPES = ["suite-shape", "harbor-shape", "root-shape", "anova-shape"]
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_each_shape_passes_dry_run(shape: str) -> None:
+    code, out, err = run_cli("--config", str(AEH / f"{shape}.yaml"), "--dry-run",
+                             "--no-judge-check")
+    assert code == 0, err
+    assert "valid: nothing was run" in out + err
+
+
+def test_name_is_derived_as_it_does(tmp_path: Path) -> None:
+    assert load_config(AEH / "suite-shape.yaml").config.name == "fixskill"  # the skill
+    nested = tmp_path / "eval" / "user-guides"
+    nested.mkdir(parents=True)
+    (nested / "eval.yaml").write_text("execution: {prompt: '{{ input.q }}'}\n")
+    assert load_config(nested / "eval.yaml").config.name == "user-guides"
+    (tmp_path / "eval.yaml").write_text("description: root\n")
+    assert load_config(tmp_path / "eval.yaml").config.name == "eval"
+    (tmp_path / "eval" / "flat-one.yaml").write_text("description: flat\n")
+    assert load_config(tmp_path / "eval" / "flat-one.yaml").config.name == "flat-one"
+
+
+def test_keys_are_given_their_meaning() -> None:
+    cfg = load_config(AEH / "harbor-shape.yaml").config
+    assert cfg.runner is not None and cfg.runner.type == "claude-code"
+    assert cfg.runner.extra_args == ["--allowedTools", "Read", "Write", "Edit",
+                                     "--disallowedTools", "mcp__*"]
+    assert cfg.outputs.paths == ["artifacts"]
+    assert isinstance(cfg.dataset.schema_, str) if cfg.dataset else False
+    quality = next(j for j in cfg.judges if j.name == "quality")
+    assert quality.score_range == [1, 5] and quality.feedback_type == "int"
+    assert cfg.thresholds is not None
+    assert cfg.thresholds.judges["changed_something"].min_pass_rate == 0.8
+    assert cfg.thresholds.judges["quality"].min_mean == 3.0
+    root = load_config(AEH / "root-shape.yaml", env={"AEH_TEST_TOKEN": "s3cret"})
+    judge = next(j for j in root.config.judges if j.name == "output_quality")
+    assert judge.condition == "not annotations.get('skip_quality', False)"
+
+
+def test_dollar_var_env_resolved_in_memory_and_omitted_when_unset() -> None:
+    loaded = load_config(AEH / "root-shape.yaml", env={"AEH_TEST_TOKEN": "s3cret"})
+    env = loaded.config.execution.env
+    assert env["SERVICE_TOKEN"] == "s3cret" and "ABSENT_TOKEN" not in env
+    assert env["SERVICE_URL"] == "http://localhost:9"
+    assert "s3cret" not in str(loaded.raw)  # the stored config keeps the reference
+
+
+def test_no_matrix_runs_one_condition_of_models_skill() -> None:
+    code, out, err = run_cli("--config", str(AEH / "root-shape.yaml"), "--dry-run",
+                             "--no-judge-check")
+    assert code == 0, err
+    assert "1 conditions × 2 cases" in out + err and "model-a" in out + err
+
+
+REFUSED = [
+    ("execution:\n  mode: batch\n", "execution.mode: batch"),
+    ("execution:\n  steps:\n    - id: a\n      prompt: x\n", "execution.steps"),
+    ("runner:\n  type: claude-code\n  settings: {a: 1}\n", "runner.settings"),
+    ("runner:\n  type: codex\n", "runner.type"),
+    ("models:\n  providers: {openrouter: {kind: openrouter}}\n", "models.providers"),
+    ("mlflow:\n  experiment: x\n", "mlflow"),
+    ("inputs:\n  tools:\n    - match: questions\n", "inputs.tools"),
+    ("hooks:\n  before_all:\n    - command: echo\n", "hooks"),
+    ("judges:\n  - name: b\n    builtin: cost_budget\n", "judges[].builtin"),
+    ("judges:\n  - name: r\n    llm_rubric: good\n", "judges[].llm_rubric"),
+    ("thresholds:\n  pairwise:\n    min_win_rate: 0.6\n", "min_win_rate"),
+    ("outputs:\n  - tool: mcp__jira__create\n    schema: x\n", "outputs[].tool"),
+    ("dataset:\n  path: dataset\n  workspace:\n    files: [src]\n", "dataset.workspace"),
+]
+
+
+@pytest.mark.parametrize(("snippet", "key"), REFUSED, ids=[k for _, k in REFUSED])
+def test_unsupported_keys_exit_2_naming_the_key(tmp_path: Path, snippet: str, key: str) -> None:
+    cfg = tmp_path / "eval.yaml"
+    cfg.write_text("name: x\n" + snippet)
+    code, _, err = run_cli("--config", str(cfg), "--dry-run")
+    assert code == 2
+    line = err.strip().splitlines()[-1]
+    assert key in line and "not supported" in line and "migrating-from-agent-eval-harness" in line
+
+
+def test_refusals_are_listed_in_the_migration_doc() -> None:
+    from eval_harness.config.aeh_compat import UNSUPPORTED
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "migrating-from-agent-eval-harness.md").read_text()
+    missing = [k for k in UNSUPPORTED if f"`{k.split(':')[0].strip()}" not in doc]
+    assert not missing, missing
