@@ -37,6 +37,7 @@ from typing import IO, Any
 
 from eval_harness.redact import redact_bytes, redact_file
 from eval_harness.runner.watchdog import WATCHDOG, Watch
+from eval_harness.textsafe import safe_text
 
 #: bytes of stdout kept in memory for parsing (the log on disk keeps everything)
 MAX_CAPTURE = 8 * 1024 * 1024
@@ -106,7 +107,8 @@ def _tee(src: IO[bytes], sink_fd: int, prefix: str, echo: IO[str]) -> None:
     for line in iter(src.readline, b""):
         line = redact_bytes(line)  # secrets masked in the log and on the terminal
         os.write(sink_fd, line)
-        echo.write(f"{prefix}{line.decode('utf-8', 'replace').rstrip()}\n")
+        text = safe_text(line.decode("utf-8", "replace").rstrip())  # no raw ESC to the tty
+        echo.write(f"{prefix}{text}\n")
     src.close()
 
 
