@@ -110,7 +110,9 @@ def aeh_fields(anova: Mapping[str, Any], frame: pd.DataFrame) -> dict[str, Any]:
             s.setdefault(f, v)  # flattened level, unless it would hide one of our fields
         n = len(values)
         s["n_rows"] = n
-        s["std"] = float(np.std(values, ddof=1)) if n > 1 else (0.0 if n else None)
+        std = float(np.std(values, ddof=1)) if n > 1 else (0.0 if n else None)
+        # overflow (values near 1e308) gives inf: unknown, and anova.json stays strict JSON
+        s["std"] = std if std is None or np.isfinite(std) else None
         s["min"] = float(values.min()) if n else None
         s["max"] = float(values.max()) if n else None
         costs = run_cost.get(str(s.get("condition_id")))
