@@ -15,9 +15,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from eval_harness.config.dataset import CASE_ID
 from eval_harness.config.loader import LoadedConfig, load_config
 from eval_harness.errors import AnalysisError, NoUsableResults, UsageError
 from eval_harness.redact import redact
+from eval_harness.textsafe import safe_text
 
 
 def _options(args: argparse.Namespace, loaded: LoadedConfig | None) -> dict[str, Any]:
@@ -69,13 +71,31 @@ def _write_json(path: Path, data: Any) -> None:
     tmp.replace(path)
 
 
+def _safe_name(name: str) -> str | None:
+    """``name`` when it can name one folder (validated like a case id), else None."""
+    return name if CASE_ID.match(name) and name not in (".", "..") else None
+
+
 def _eval_name(frame: Any, loaded: LoadedConfig | None, paths: Sequence[Path]) -> str:
+    """The eval's name for ``analysis/<name>/``. Names read from run data are untrusted
+    (``../../x`` or ``/etc`` in a run.json): only a valid folder name is used, else the
+    runs folder's own name, else ``eval``."""
     if loaded is not None:
-        return loaded.config.name
+        return loaded.config.name  # validated by the config model
     names = sorted({str(x) for x in frame["eval"].dropna().unique()}) if "eval" in frame else []
-    if len(names) == 1 and names[0]:
+    if len(names) == 1 and _safe_name(names[0]):
         return names[0]
-    return paths[0].resolve().name or "eval"
+    return _safe_name(paths[0].resolve().name) or "eval"
+
+
+def _default_output(name: str) -> Path:
+    """``analysis/<name>``, refusing anything that would leave ``analysis/``."""
+    root = Path("analysis").resolve()
+    out = (root / name).resolve()
+    if out.parent != root:
+        raise UsageError(f"eval name {name!r} does not name one folder under analysis/",
+                         hint="pass --output DIR")
+    return Path("analysis") / name
 
 
 @dataclass
@@ -124,7 +144,7 @@ def compute_analysis(
                             hint="point --analyze-only at runs/<eval>/")
     opts = _options(args, loaded)
     name = _eval_name(frame, loaded, paths)
-    out_dir = Path(args.output) if args.output else Path("analysis") / name
+    out_dir = Path(args.output) if args.output else _default_output(name)
     if args.export_parquet:
         _export_parquet(frame, args.export_parquet)
     failures = find_failures(frame, paths)
@@ -254,11 +274,11 @@ def _print_failures(failures: Any) -> None:
     from eval_harness.analysis.failures import format_reasons
 
     if failures.n_errored:
-        print(f"errored: {failures.n_errored} of {failures.n_samples} samples: "
-              f"{format_reasons(failures.cell_reasons)}", file=sys.stderr)
+        print(safe_text(f"errored: {failures.n_errored} of {failures.n_samples} samples: "
+                        f"{format_reasons(failures.cell_reasons)}"), file=sys.stderr)
     for judge, (n, reasons) in failures.dead_judges.items():
-        print(f"judge `{judge}` errored on every sample ({n}): {format_reasons(reasons)}",
-              file=sys.stderr)
+        print(safe_text(f"judge `{judge}` errored on every sample ({n}): "
+                        f"{format_reasons(reasons)}"), file=sys.stderr)
 
 
 def _no_scored_samples(out_dir: Path, name: str, failures: Any, anova: dict[str, Any]) -> None:
