@@ -38,6 +38,7 @@ from eval_harness.analysis.chunk import MAX_REPLICATION, Chunk, is_replication, 
 from eval_harness.analysis.collect import Collector
 from eval_harness.analysis.composite import JudgeSpec, coerce_judge_specs
 from eval_harness.analysis.discover import RunDir, find_run_dirs
+from eval_harness.analysis.shared import SharedDict, SharedList
 
 MAX_WORKERS = 4
 PARALLEL_MIN_RUNS = 8
@@ -155,7 +156,8 @@ def load_runs(
     col = Collector(specs)
     issues: list[dict[str, Any]] = []
     metas: list[tuple[RunDir, dict[str, Any], list[dict[str, Any]] | None]] = []
-    for rd in find_run_dirs(roots):
+    outside: list[str] = []
+    for rd in find_run_dirs(roots, outside):
         try:
             if rd.layout == "native":
                 metas.append((rd, _read_native_run(rd.path), None))
@@ -197,6 +199,7 @@ def load_runs(
         col.add_chunk(idx, chunk)
         if not chunk.s_case:
             issues.append({"kind": "empty_run", "detail": f"run {rd.path}: no case records"})
+    issues.extend({"kind": "outside_root", "detail": d} for d in outside)
     issues.extend(col.issues())
     issues.extend({"kind": "unreadable_record", "detail": f"{p}; skipped"}
                   for p in col.bad_records)
@@ -214,12 +217,13 @@ def load_runs(
         issues.append({"kind": "composite", "detail": composite_note})
     frame.attrs["factors"] = factors
     frame.attrs["levels"] = levels
-    frame.attrs["issues"] = issues
-    frame.attrs["case_tags"] = col.case_tags
-    frame.attrs["run_costs"] = [
+    # large values shared, not deep-copied by every pandas operation (analysis.shared)
+    frame.attrs["issues"] = SharedList(issues)
+    frame.attrs["case_tags"] = SharedDict(col.case_tags)
+    frame.attrs["run_costs"] = SharedList(
         {"run_id": r["run_id"], "condition_id": r["condition_id"], "cost_usd": r["cost_usd"]}
         for r in col.runs if r.get("cost_usd") is not None
-    ]
+    )
     frame.attrs["formats"] = sorted({r["format"] for r in col.runs})
     return frame
 

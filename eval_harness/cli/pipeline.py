@@ -15,9 +15,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from eval_harness.config.dataset import CASE_ID
 from eval_harness.config.loader import LoadedConfig, load_config
 from eval_harness.errors import AnalysisError, NoUsableResults, UsageError
 from eval_harness.redact import redact
+from eval_harness.textsafe import safe_text
 
 
 def _options(args: argparse.Namespace, loaded: LoadedConfig | None) -> dict[str, Any]:
@@ -69,13 +71,31 @@ def _write_json(path: Path, data: Any) -> None:
     tmp.replace(path)
 
 
+def _safe_name(name: str) -> str | None:
+    """``name`` when it can name one folder (validated like a case id), else None."""
+    return name if CASE_ID.match(name) and name not in (".", "..") else None
+
+
 def _eval_name(frame: Any, loaded: LoadedConfig | None, paths: Sequence[Path]) -> str:
+    """The eval's name for ``analysis/<name>/``. Names read from run data are untrusted
+    (``../../x`` or ``/etc`` in a run.json): only a valid folder name is used, else the
+    runs folder's own name, else ``eval``."""
     if loaded is not None:
-        return loaded.config.name
+        return loaded.config.name  # validated by the config model
     names = sorted({str(x) for x in frame["eval"].dropna().unique()}) if "eval" in frame else []
-    if len(names) == 1 and names[0]:
+    if len(names) == 1 and _safe_name(names[0]):
         return names[0]
-    return paths[0].resolve().name or "eval"
+    return _safe_name(paths[0].resolve().name) or "eval"
+
+
+def _default_output(name: str) -> Path:
+    """``analysis/<name>``, refusing anything that would leave ``analysis/``."""
+    root = Path("analysis").resolve()
+    out = (root / name).resolve()
+    if out.parent != root:
+        raise UsageError(f"eval name {name!r} does not name one folder under analysis/",
+                         hint="pass --output DIR")
+    return Path("analysis") / name
 
 
 @dataclass
@@ -95,6 +115,8 @@ class AnalysisOutputs:
     failures: list[str] = field(default_factory=list)  #: threshold / regression gate lines
     #: judges that errored on every sample they saw (named, with reasons, on stderr)
     errored_judges: list[str] = field(default_factory=list)
+    #: the report model the files were rendered from (the console prints the same one)
+    report: dict[str, Any] | None = None
 
     @property
     def exit_code(self) -> int:
@@ -113,7 +135,7 @@ def compute_analysis(
     from eval_harness.analysis.compare.build import build_comparisons, parse_reference
     from eval_harness.analysis.compare.gate import gate
     from eval_harness.analysis.compare.leaderboard import build_leaderboard
-    from eval_harness.analysis.compare.verdicts import VerdictRule
+    from eval_harness.analysis.compare.verdicts import VerdictRule, verdict_tables
     from eval_harness.analysis.failures import find_failures
     from eval_harness.analysis.loader import load_runs
 
@@ -124,7 +146,7 @@ def compute_analysis(
                             hint="point --analyze-only at runs/<eval>/")
     opts = _options(args, loaded)
     name = _eval_name(frame, loaded, paths)
-    out_dir = Path(args.output) if args.output else Path("analysis") / name
+    out_dir = Path(args.output) if args.output else _default_output(name)
     if args.export_parquet:
         _export_parquet(frame, args.export_parquet)
     failures = find_failures(frame, paths)
@@ -159,9 +181,12 @@ def compute_analysis(
     rule = VerdictRule(pass_mark=opts["pass_mark"]) if opts["pass_mark"] is not None else None
     reference = parse_reference(args.reference) if args.reference else None
     baseline = load_baseline(args.baseline) if args.baseline else None
-    comparisons = build_comparisons(frame, reference, baseline, opts["alpha"], rule=rule)
+    # verdict tables built once, shared by comparisons, leaderboard and reports
+    tables = verdict_tables(frame, rule)
+    comparisons = build_comparisons(frame, reference, baseline, opts["alpha"], rule=rule,
+                                    cases=tables[1])
     leaderboard = build_leaderboard(frame, alpha=opts["alpha"], rule=rule,
-                                    stratify_by=_stratum(frame))
+                                    stratify_by=_stratum(frame), cases=tables[1])
     thresholds: list[dict[str, Any]] = []
     if loaded is not None:
         from eval_harness.judges.thresholds import evaluate_thresholds
@@ -172,20 +197,28 @@ def compute_analysis(
     _write_json(out_dir / "comparisons.json", comparisons)
     _write_json(out_dir / "leaderboard.json", leaderboard)
     _write_json(out_dir / "thresholds.json", {"results": thresholds})
-    from eval_harness.reports.writer import write_reports
+    from eval_harness.reports.model import build_report
+    from eval_harness.reports.writer import now_iso, write_reports
 
+    # the report model is built once, for the files and the console; reports use the
+    # default verdict rule (reuse the tables only when the configured rule is that one)
     written: dict[str, Path] = {}
+    report = None
     if not getattr(args, "no_report", False):
+        report = build_report(anova=anova, frame=frame, comparisons=comparisons,
+                              leaderboard=leaderboard, thresholds=thresholds, pairwise=pairwise,
+                              generated_at=now_iso(),
+                              tables=tables if rule in (None, VerdictRule()) else None)
         written = write_reports(out_dir, anova=anova, frame=frame, comparisons=comparisons,
                                 leaderboard=leaderboard, thresholds=thresholds,
-                                pairwise=pairwise, runs_root=list(paths))
+                                pairwise=pairwise, runs_root=list(paths), report=report)
     files = {name: out_dir / name for name in
              ("anova.json", "comparisons.json", "leaderboard.json", "thresholds.json")}
     files.update({f"report.{kind}": path for kind, path in written.items()})
     out = AnalysisOutputs(frame=frame, anova=anova, comparisons=comparisons,
                           leaderboard=leaderboard, thresholds=thresholds, pairwise=pairwise,
                           out_dir=out_dir, files=files,
-                          errored_judges=list(failures.dead_judges))
+                          errored_judges=list(failures.dead_judges), report=report)
     if args.export:
         from eval_harness import __version__
 
@@ -236,7 +269,7 @@ def run_analysis(
 
         print_console(Console(highlight=False), anova=out.anova, frame=out.frame,
                       comparisons=out.comparisons, leaderboard=out.leaderboard,
-                      thresholds=out.thresholds, pairwise=out.pairwise)
+                      thresholds=out.thresholds, pairwise=out.pairwise, report=out.report)
         shown = [out.files["anova.json"], *(p for k, p in out.files.items() if k.startswith("report."))]
         print(f"wrote {', '.join(map(str, shown))}")
     if out.export_note:
@@ -257,11 +290,11 @@ def _print_failures(failures: Any) -> None:
     from eval_harness.analysis.failures import format_reasons
 
     if failures.n_errored:
-        print(f"errored: {failures.n_errored} of {failures.n_samples} samples: "
-              f"{format_reasons(failures.cell_reasons)}", file=sys.stderr)
+        print(safe_text(f"errored: {failures.n_errored} of {failures.n_samples} samples: "
+                        f"{format_reasons(failures.cell_reasons)}"), file=sys.stderr)
     for judge, (n, reasons) in failures.dead_judges.items():
-        print(f"judge `{judge}` errored on every sample ({n}): {format_reasons(reasons)}",
-              file=sys.stderr)
+        print(safe_text(f"judge `{judge}` errored on every sample ({n}): "
+                        f"{format_reasons(reasons)}"), file=sys.stderr)
 
 
 def _no_scored_samples(out_dir: Path, name: str, failures: Any, anova: dict[str, Any]) -> None:

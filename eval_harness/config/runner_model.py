@@ -31,6 +31,10 @@ class RunnerBlock(Block):
     temperature: float | None = Field(None, description="openai/anthropic: sampling temperature.")
     max_tokens: int | None = Field(None, ge=1, description="openai/anthropic: output token limit.")
     function: str | None = Field(None, description="python: `module:function`.")
+    isolate: StrictBool = Field(
+        True, description="python: call the function in a child process (default), so "
+        "os._exit / sys.exit / a crash is an errored cell and a timeout kills the call; "
+        "false calls it in this process (shared module state, but an os._exit ends the run).")
     max_budget_usd: float | None = Field(None, ge=0, description="claude-code: --max-budget-usd per run.")
     extra_args: list[str] = Field(default_factory=list, description="claude-code/cli: extra argv.")
     pricing: dict[str, list[float]] | None = Field(
@@ -60,6 +64,9 @@ class ExecutionBlock(Block):
         "placeholders (agent-eval-harness) and is {args} in a cli command.")
     timeout: float = Field(600.0, gt=0, description="Per-case timeout, seconds (HTTP runners: "
                            "a wall-clock deadline for the whole request).")
+    max_log_bytes: int = Field(64 * 1024 * 1024, ge=1024, description="cli runners: stdout.log "
+                               "and stderr.log are each cut to this size when the cell ends "
+                               "(the record notes it).")
     max_response_bytes: int = Field(32 * 1024 * 1024, ge=1024, description="HTTP runners and "
                                     "LLM judges: largest reply body read; larger is an error.")
     kill_grace: float = Field(5.0, ge=0, description="Seconds between TERM and KILL.")
