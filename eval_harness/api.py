@@ -16,7 +16,7 @@ import contextlib
 import os
 import tempfile
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -51,6 +51,9 @@ class Analysis:
     files: dict[str, Path]  #: file name (``anova.json``, ``report.html``, ...) -> path
     failures: list[str]  #: failed thresholds / regression gate lines (empty when it passed)
     exported: Path | None = None  #: the baseline file written by ``export=...``
+    #: judges that errored on every sample (only with ``allow_errored_judges=True``; without
+    #: it such judges raise NoUsableResults, as the CLI exits 4)
+    errored_judges: list[str] = field(default_factory=list)
 
     @property
     def exit_code(self) -> int:
@@ -191,7 +194,15 @@ def _config_path(config: PathLike | Mapping[str, Any], base_dir: PathLike | None
         Path(name).unlink(missing_ok=True)
 
 
-def _analysis(out: AnalysisOutputs, console: bool) -> Analysis:
+def _analysis(out: AnalysisOutputs, console: bool, allow_errored_judges: bool) -> Analysis:
+    if out.errored_judges and not allow_errored_judges:
+        from eval_harness.errors import NoUsableResults
+
+        names = ", ".join(f"`{j}`" for j in out.errored_judges)
+        raise NoUsableResults(f"judge(s) {names} errored on every sample; reports were written "
+                              f"to {out.out_dir} without them",
+                              hint="fix the judge, then rescore; or pass "
+                                   "allow_errored_judges=True to accept")
     if console:
         from rich.console import Console
 
@@ -202,7 +213,8 @@ def _analysis(out: AnalysisOutputs, console: bool) -> Analysis:
                       thresholds=out.thresholds, pairwise=out.pairwise)
     return Analysis(anova=out.anova, comparisons=out.comparisons, leaderboard=out.leaderboard,
                     thresholds=out.thresholds, frame=out.frame, output_dir=out.out_dir,
-                    files=dict(out.files), failures=list(out.failures), exported=out.exported)
+                    files=dict(out.files), failures=list(out.failures), exported=out.exported,
+                    errored_judges=list(out.errored_judges))
 
 
 def run(
@@ -222,7 +234,9 @@ def run(
     report; ``judge_check=False`` skips the LLM judges' pre-flight call.
 
     Raises the CLI's errors: ``ConfigError`` (exit 2; nothing ran), ``QuotaExhausted``
-    (exit 3; finished work kept), ``KeyboardInterrupt``.
+    (exit 3; finished work kept), ``NoUsableResults`` (exit 4: every sample errored, or a
+    judge errored on every sample unless ``allow_errored_judges=True``; the reports saying
+    so are written), ``KeyboardInterrupt``.
     """
     from eval_harness.cli.run_cmd import run_matrix
 
@@ -236,7 +250,7 @@ def run(
 
             out = compute_analysis(args, [summary.eval_dir], exp.loaded, exp=exp,
                                    eval_dir=summary.eval_dir)
-            analysis = _analysis(out, console)
+            analysis = _analysis(out, console, bool(args.allow_errored_judges))
     return Result(name=exp.name, eval_dir=Path(summary.eval_dir), cells=int(info["cells"]),
                   ran=int(info["ran"]), ok=int(info["ok"]), errored=int(info["errored"]),
                   skipped_complete=int(info["skipped_complete"]),
@@ -256,15 +270,15 @@ def analyze(
     ``keep_incomplete``, ``simple_effects`` (``"model:effort"`` or ``"auto"``),
     ``reference``, ``baseline``, ``export``, ``compact``, ``fail_on_regression``, ...
     """
-    from eval_harness.cli.pipeline import compute_analysis, resolve_paths
-    from eval_harness.config.loader import load_config
+    from eval_harness.cli.pipeline import analysis_config, compute_analysis, resolve_paths
 
     roots = [runs] if isinstance(runs, (str, os.PathLike)) else list(runs)
     args = _namespace(analyze_only=[os.fspath(r) for r in roots],
                       config=None if config is None else os.fspath(config), **overrides)
     paths = resolve_paths(args.analyze_only)
-    loaded = load_config(args.config, strict=False) if args.config else None
-    return _analysis(compute_analysis(args, paths, loaded), console)
+    loaded = analysis_config(args.config, paths)  # --config, else the recorded one
+    return _analysis(compute_analysis(args, paths, loaded), console,
+                     bool(args.allow_errored_judges))
 
 
 def load_runs(path: Any, **kwargs: Any) -> pd.DataFrame:

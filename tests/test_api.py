@@ -110,3 +110,22 @@ def test_load_runs_is_the_tidy_frame(starter_runs: Path) -> None:
     df = load_runs(starter_runs)
     assert {"run_id", "case_id", "judge", "value", "model", "style"} <= set(df.columns)
     assert df[df["judge"] == "composite"].shape[0] == 40
+
+
+def test_a_judge_that_never_works_is_not_silent(tmp_path: Path) -> None:
+    from eval_harness.errors import NoUsableResults
+
+    (tmp_path / "cases.yaml").write_text("- {id: c1, input: {q: 1}}\n- {id: c2, input: {q: 2}}\n")
+    config = {
+        "name": "deadjudge", "matrix": {"factors": {"model": ["m1", "m2"]}},
+        "runner": {"type": "cli", "command": "echo {model} {q}"},
+        "dataset": {"path": "cases.yaml"},
+        "judges": [{"name": "ok", "check": "return True, ''"},
+                   {"name": "broken", "check": "return outputs['nope'], ''"}],
+    }
+    with pytest.raises(NoUsableResults, match="`broken` errored on every sample") as info:
+        run(config, base_dir=tmp_path, runs_dir=tmp_path / "runs", output=tmp_path / "out")
+    assert info.value.exit_code == 4
+    a = analyze(tmp_path / "runs" / "deadjudge", output=tmp_path / "out2",
+                allow_errored_judges=True)
+    assert a.errored_judges == ["broken"]

@@ -183,3 +183,13 @@ def test_relative_links_resolve() -> None:
             if not (ROOT / name).exists() and not (page.parent / name).exists():
                 bad.append(f"{page.relative_to(ROOT)}: `{name}`")
     assert not bad, bad
+
+
+def test_no_merge_conflict_markers() -> None:
+    """A merge that left `<<<<<<<` / `>>>>>>>` lines behind breaks docs and code alike."""
+    marker = re.compile(r"^(<{7} |>{7} |={7}$)", re.M)
+    files = [*PAGES, *ROOT.glob("eval_harness/**/*.py"), *ROOT.glob("tests/**/*.py"),
+             *ROOT.glob("configs/**/*.yaml"), ROOT / "pyproject.toml", ROOT / ".ci" / "run"]
+    bad = [str(f.relative_to(ROOT)) for f in files
+           if f.is_file() and marker.search(f.read_text(encoding="utf-8", errors="replace"))]
+    assert not bad, bad

@@ -31,6 +31,7 @@ from typing import Any
 
 from eval_harness.config.yamlio import parse_yaml, read_yaml_text
 from eval_harness.judges.reward import DEFAULT_RANGE, JudgeResult, RewardSpec, reward
+from eval_harness.store.confine import open_run_file
 
 SUMMARY = "summary.yaml"
 CONDITION = "condition.json"
@@ -55,7 +56,7 @@ def read_json_object(path: str) -> dict[str, Any]:
     """A JSON file's object; {} when the file is missing. Raises :class:`UnreadableRun`
     when it exists but is not a JSON object (the loader leaves that run out, with a note)."""
     try:
-        with open(path, encoding="utf-8") as fh:
+        with open_run_file(path, "r", encoding="utf-8") as fh:  # a symlink is refused
             data = json.load(fh)
     except FileNotFoundError:
         return {}
@@ -207,7 +208,8 @@ def read_aeh_run(run_dir: str, rule: AehRule | None = None) -> tuple[dict[str, A
     """
     try:
         # bounded: size, alias expansion, depth; duplicate keys refused (config.yamlio)
-        summary = parse_yaml(read_yaml_text(os.path.join(run_dir, SUMMARY)))[0] or {}
+        summary = parse_yaml(read_yaml_text(os.path.join(run_dir, SUMMARY),
+                                            nofollow=True))[0] or {}
     except (OSError, ValueError) as exc:  # YamlProblem and UnicodeDecodeError are ValueErrors
         first = (str(exc).splitlines() or [type(exc).__name__])[0]
         raise UnreadableRun(f"{SUMMARY}: {first}") from None

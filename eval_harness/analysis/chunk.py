@@ -7,6 +7,7 @@ The composite is the record's own, else formed from judge specs (`composite`).
 
 from __future__ import annotations
 
+import errno
 import json
 import math
 import os
@@ -14,6 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from eval_harness.analysis.composite import JudgeSpec, JudgeValue, composite, normalise
+from eval_harness.store.confine import open_run_file
 
 NAN = math.nan
 #: the largest replication number read as real (the loader uses the same bound)
@@ -191,19 +193,32 @@ def read_native_cases(
     """Every `cases/*/record.json` of one run (folders without a record are incomplete)."""
     chunk = Chunk(specs, finished_default)
     cases_dir = os.path.join(run_dir, "cases")
+    if os.path.islink(cases_dir):  # confinement (store.confine): run data never links out
+        chunk.bad_records.append(f"{cases_dir}: a symlink; not followed")
+        return chunk
     try:
         with os.scandir(cases_dir) as it:
-            names = sorted(e.name for e in it if not e.name.startswith("."))
-    except FileNotFoundError:
+            entries = [e for e in it if not e.name.startswith(".")]
+    except (FileNotFoundError, NotADirectoryError):
         return chunk
+    names = []
+    for e in sorted(entries, key=lambda e: e.name):
+        if e.is_symlink():
+            chunk.bad_records.append(f"{e.path}: a symlink; not followed")
+        else:
+            names.append(e.name)
     loads = json.loads
     for name in names:
         path = cases_dir + os.sep + name + os.sep + "record.json"
         try:
-            with open(path, "rb") as fh:
+            with open_run_file(path) as fh:  # a symlinked record.json is refused (ELOOP)
                 rec = loads(fh.read())
         except (FileNotFoundError, NotADirectoryError):
             continue  # incomplete case: no record yet
+        except OSError as exc:
+            why = "a symlink; not followed" if exc.errno == errno.ELOOP else exc.strerror
+            chunk.bad_records.append(f"{path}: {why or exc}")
+            continue
         except ValueError:
             chunk.bad_records.append(f"{path}: not valid JSON")
             continue

@@ -155,7 +155,8 @@ def load_runs(
     col = Collector(specs)
     issues: list[dict[str, Any]] = []
     metas: list[tuple[RunDir, dict[str, Any], list[dict[str, Any]] | None]] = []
-    for rd in find_run_dirs(roots):
+    outside: list[str] = []
+    for rd in find_run_dirs(roots, outside):
         try:
             if rd.layout == "native":
                 metas.append((rd, _read_native_run(rd.path), None))
@@ -197,6 +198,7 @@ def load_runs(
         col.add_chunk(idx, chunk)
         if not chunk.s_case:
             issues.append({"kind": "empty_run", "detail": f"run {rd.path}: no case records"})
+    issues.extend({"kind": "outside_root", "detail": d} for d in outside)
     issues.extend(col.issues())
     issues.extend({"kind": "unreadable_record", "detail": f"{p}; skipped"}
                   for p in col.bad_records)

@@ -78,8 +78,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="multiple-comparison correction (flag > config > holm)")
     g.add_argument("--per-judge", action="store_true", help="also screen each judge")
     g.add_argument("--keep-incomplete", action="store_true", help="lmm: keep incomplete cases (fitted model)")
-    g.add_argument("--simple-effects", metavar="FACTOR", action="append",
-                   help="contrasts of the other factors within each level of FACTOR")
+    g.add_argument("--simple-effects", metavar="A:B|B|auto", action="append",
+                   help="contrasts of factor A within each level of B (B alone: every other "
+                        "factor; auto: both ways for each significant two-way interaction); "
+                        "repeatable")
     g.add_argument("--allow-errored-judges", action="store_true",
                    help="a judge that errored on every sample is reported, but does not make "
                         "the exit code 4")

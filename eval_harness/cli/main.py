@@ -19,6 +19,7 @@ from eval_harness.errors import (
     EvalHarnessError,
     Terminated,
 )
+from eval_harness.textsafe import safe_text
 
 SUBCOMMANDS = ("schema", "report", "calibrate", "init", "runs", "show")
 #: subcommands whose module has a ``main(argv) -> int``-style entry (imported only when used)
@@ -124,7 +125,7 @@ def _main(args: list[str]) -> int:
     except EvalHarnessError as exc:
         if debug:
             traceback.print_exc()
-        print(f"error: {exc.one_line()}", file=sys.stderr)
+        print(f"error: {safe_text(exc.one_line(), newlines=False)}", file=sys.stderr)
         return exc.exit_code
     except Terminated:
         print("terminated (SIGTERM): agents in flight were stopped, finished work is kept; "

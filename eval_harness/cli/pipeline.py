@@ -15,9 +15,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from eval_harness.config.dataset import CASE_ID
 from eval_harness.config.loader import LoadedConfig, load_config
 from eval_harness.errors import AnalysisError, NoUsableResults, UsageError
 from eval_harness.redact import redact
+from eval_harness.textsafe import safe_text
 
 
 def _options(args: argparse.Namespace, loaded: LoadedConfig | None) -> dict[str, Any]:
@@ -69,13 +71,31 @@ def _write_json(path: Path, data: Any) -> None:
     tmp.replace(path)
 
 
+def _safe_name(name: str) -> str | None:
+    """``name`` when it can name one folder (validated like a case id), else None."""
+    return name if CASE_ID.match(name) and name not in (".", "..") else None
+
+
 def _eval_name(frame: Any, loaded: LoadedConfig | None, paths: Sequence[Path]) -> str:
+    """The eval's name for ``analysis/<name>/``. Names read from run data are untrusted
+    (``../../x`` or ``/etc`` in a run.json): only a valid folder name is used, else the
+    runs folder's own name, else ``eval``."""
     if loaded is not None:
-        return loaded.config.name
+        return loaded.config.name  # validated by the config model
     names = sorted({str(x) for x in frame["eval"].dropna().unique()}) if "eval" in frame else []
-    if len(names) == 1 and names[0]:
+    if len(names) == 1 and _safe_name(names[0]):
         return names[0]
-    return paths[0].resolve().name or "eval"
+    return _safe_name(paths[0].resolve().name) or "eval"
+
+
+def _default_output(name: str) -> Path:
+    """``analysis/<name>``, refusing anything that would leave ``analysis/``."""
+    root = Path("analysis").resolve()
+    out = (root / name).resolve()
+    if out.parent != root:
+        raise UsageError(f"eval name {name!r} does not name one folder under analysis/",
+                         hint="pass --output DIR")
+    return Path("analysis") / name
 
 
 @dataclass
@@ -124,13 +144,17 @@ def compute_analysis(
                             hint="point --analyze-only at runs/<eval>/")
     opts = _options(args, loaded)
     name = _eval_name(frame, loaded, paths)
-    out_dir = Path(args.output) if args.output else Path("analysis") / name
+    out_dir = Path(args.output) if args.output else _default_output(name)
     if args.export_parquet:
         _export_parquet(frame, args.export_parquet)
     failures = find_failures(frame, paths)
     _print_failures(failures)
-    if not failures.scored:
-        _no_scored_samples(out_dir, name, failures)
+    if not failures.scored:  # a valid (empty) anova.json, and reports saying why
+        empty = build_anova(frame, method=opts["method"], correction=opts["correction"],
+                            alpha=opts["alpha"], per_judge=False,
+                            keep_incomplete=opts["keep_incomplete"],
+                            judge_specs=loaded.config if loaded else None)
+        _no_scored_samples(out_dir, name, failures, empty)
     per_judge = opts["per_judge"]
     rows = frame[frame["judge"] == "composite"] if "judge" in frame else frame.iloc[:0]
     if not per_judge and not rows["value"].notna().any():
@@ -250,14 +274,14 @@ def _print_failures(failures: Any) -> None:
     from eval_harness.analysis.failures import format_reasons
 
     if failures.n_errored:
-        print(f"errored: {failures.n_errored} of {failures.n_samples} samples: "
-              f"{format_reasons(failures.cell_reasons)}", file=sys.stderr)
+        print(safe_text(f"errored: {failures.n_errored} of {failures.n_samples} samples: "
+                        f"{format_reasons(failures.cell_reasons)}"), file=sys.stderr)
     for judge, (n, reasons) in failures.dead_judges.items():
-        print(f"judge `{judge}` errored on every sample ({n}): {format_reasons(reasons)}",
-              file=sys.stderr)
+        print(safe_text(f"judge `{judge}` errored on every sample ({n}): "
+                        f"{format_reasons(reasons)}"), file=sys.stderr)
 
 
-def _no_scored_samples(out_dir: Path, name: str, failures: Any) -> None:
+def _no_scored_samples(out_dir: Path, name: str, failures: Any, anova: dict[str, Any]) -> None:
     """Write reports saying there is nothing to analyse, then stop (exit 4)."""
     from eval_harness.reports.no_results import no_results_document, write_no_results
 
@@ -271,7 +295,7 @@ def _no_scored_samples(out_dir: Path, name: str, failures: Any) -> None:
         hint = "fix the judges, then `--rescore`"
     doc = no_results_document(name, headline, failures.n_errored, dict(failures.cell_reasons),
                               failures.dead_judges)
-    written = write_no_results(out_dir, doc)
+    written = write_no_results(out_dir, doc, anova)
     print(f"wrote {', '.join(map(str, written))} (no scored samples)", file=sys.stderr)
     raise NoUsableResults(f"no scored samples: {headline}", hint=hint)
 
@@ -321,8 +345,35 @@ def resolve_paths(roots: Sequence[str | Path]) -> list[Path]:
     return paths
 
 
+def analysis_config(config: str | None, paths: Sequence[Path]) -> LoadedConfig | None:
+    """The config ``--analyze-only`` uses, said on stderr: ``--config``; else the one
+    recorded in the runs directory at run time (factor and level order, reference, judge
+    ranges, pass mark); else none (levels in the order found: the reference condition may
+    not be the one the run used)."""
+    from eval_harness.config.recorded import find_recorded, load_recorded
+
+    if config:
+        print(f"config: {config} (--config)", file=sys.stderr)
+        return load_config(config, strict=False)
+    recorded = find_recorded(paths)
+    for path in recorded:
+        loaded, source = load_recorded(path)
+        if loaded is None:
+            print(f"warning: {source}; ignoring it", file=sys.stderr)
+            continue
+        others = [str(p) for p in recorded if p != path]
+        print(f"config: recorded at run time in {path} (from {source}); pass --config to "
+              "use another" + (f"; also found {', '.join(others)}, not used" if others else ""),
+              file=sys.stderr)
+        return loaded
+    print("warning: no config (no --config, no recorded eval_config.json in the runs "
+          "directory): factor levels are taken in the order found, so the reference "
+          "condition may differ from the run's; pass --config eval.yaml", file=sys.stderr)
+    return None
+
+
 def analyze_only(args: argparse.Namespace) -> int:
-    """``--analyze-only DIR...``: analyse existing runs, with or without ``--config``."""
+    """``--analyze-only DIR...``: analyse existing runs, with ``--config``, the config
+    recorded at run time, or none (see :func:`analysis_config`)."""
     paths = resolve_paths(args.analyze_only)
-    loaded = load_config(args.config, strict=False) if args.config else None
-    return run_analysis(args, paths, loaded)
+    return run_analysis(args, paths, analysis_config(args.config, paths))

@@ -51,7 +51,13 @@ def run_matrix(args: argparse.Namespace) -> tuple[Experiment, EngineSummary, dic
     from eval_harness.judges.scorer import build_scorer
 
     scorer = build_scorer(exp, runs_dir=args.runs_dir)  # persists the verdict cache
-    summary = execute(exp, scorer, options)
+    eval_dir = Path(args.runs_dir) / exp.name
+    _say_agent_changed(exp, eval_dir)
+    try:
+        summary = execute(exp, scorer, options)
+    finally:  # also after Ctrl-C / quota; not when nothing was created (a setup error)
+        if eval_dir.is_dir():
+            _record(exp, eval_dir)
     info = describe(summary)
     shard = f" (shard {options.shard})" if options.shard else ""
     print(f"[eval] {exp.name}{shard}: {info['ran']} of {info['cells']} cells run "
@@ -63,6 +69,28 @@ def run_matrix(args: argparse.Namespace) -> tuple[Experiment, EngineSummary, dic
 
         print(f"[eval] errored: {format_reasons(summary.reasons)}", file=sys.stderr)
     return exp, summary, info
+
+
+def _say_agent_changed(exp: Experiment, eval_dir: Path) -> None:
+    """Say which agent files changed since the last run (their cells are stale and rerun:
+    the file hashes are in the config digest)."""
+    from eval_harness.config.recorded import recorded_fingerprint
+    from eval_harness.matrix.fingerprint import changed_files
+
+    before = recorded_fingerprint(eval_dir)
+    if before is not None:
+        changed = changed_files(before, exp.fingerprint)
+        if changed:
+            print(f"[eval] the agent changed since the last run: {', '.join(changed)}; "
+                  "its cells are stale and rerun", file=sys.stderr)
+
+
+def _record(exp: Experiment, eval_dir: Path) -> None:
+    """Record this run's config and agent file hashes (for --analyze-only and the notice)."""
+    from eval_harness.config.recorded import record_config
+    from eval_harness.store.rundirs import utc_now
+
+    record_config(exp.loaded, eval_dir, utc_now(), exp.fingerprint)
 
 
 def run(args: argparse.Namespace) -> int:

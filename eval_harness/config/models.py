@@ -58,6 +58,10 @@ class EvalConfig(Block):
     judges: list[JudgeBlock] = Field(default_factory=list, description="Judges.")
     composite: CompositeBlock | None = Field(None, description="Composite override.")
     thresholds: ThresholdsBlock | None = Field(None, description="Thresholds (exit 1 on failure).")
+    fingerprint: list[str] | None = Field(
+        None, description="Paths / globs (relative to the config) of files that make up the "
+        "agent; their content enters the config digest, so editing them reruns the cells "
+        "(a cli command's script and a python runner's module are included automatically).")
     reward: RewardBlock | None = Field(None, description="agent-eval-harness composite "
                                        "(judge, weighted or formula); replaces the default.")
 

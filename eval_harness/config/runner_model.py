@@ -60,6 +60,9 @@ class ExecutionBlock(Block):
         "placeholders (agent-eval-harness) and is {args} in a cli command.")
     timeout: float = Field(600.0, gt=0, description="Per-case timeout, seconds (HTTP runners: "
                            "a wall-clock deadline for the whole request).")
+    max_log_bytes: int = Field(64 * 1024 * 1024, ge=1024, description="cli runners: stdout.log "
+                               "and stderr.log are each cut to this size when the cell ends "
+                               "(the record notes it).")
     max_response_bytes: int = Field(32 * 1024 * 1024, ge=1024, description="HTTP runners and "
                                     "LLM judges: largest reply body read; larger is an error.")
     kill_grace: float = Field(5.0, ge=0, description="Seconds between TERM and KILL.")

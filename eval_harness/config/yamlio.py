@@ -112,7 +112,7 @@ def check_node(root: yaml.Node) -> None:
 def parse_yaml(text: str) -> tuple[Any, yaml.Node | None]:
     """(data, root node) of one YAML document, within the limits above."""
     if len(text) > MAX_YAML_BYTES:
-        raise YamlProblem(f"larger than {MAX_YAML_BYTES // (1024 * 1024)} MiB")
+        raise YamlProblem(f"larger than {MAX_YAML_BYTES:,} bytes (the YAML size limit)")
     loader = _Loader(text)
     try:
         node = loader.get_single_node()
@@ -131,14 +131,16 @@ def parse_yaml(text: str) -> tuple[Any, yaml.Node | None]:
         loader.dispose()
 
 
-def read_yaml_text(path: str | os.PathLike[str]) -> str:
-    """The text of a YAML file, refusing one past :data:`MAX_YAML_BYTES` before reading it.
+def read_yaml_text(path: str | os.PathLike[str], *, nofollow: bool = False) -> str:
+    """The text of a YAML file, refusing one past :data:`MAX_YAML_BYTES` before reading it
+    (``nofollow``: refuse a symlink, for files read from run data).
 
     Raises OSError / UnicodeDecodeError / YamlProblem."""
-    with open(path, "rb") as fh:
+    flags = os.O_RDONLY | os.O_CLOEXEC | (os.O_NOFOLLOW if nofollow else 0)
+    with os.fdopen(os.open(path, flags), "rb") as fh:
         data = fh.read(MAX_YAML_BYTES + 1)
     if len(data) > MAX_YAML_BYTES:
-        raise YamlProblem(f"larger than {MAX_YAML_BYTES // (1024 * 1024)} MiB")
+        raise YamlProblem(f"larger than {MAX_YAML_BYTES:,} bytes (the YAML size limit)")
     return data.decode("utf-8")
 
 

@@ -5,7 +5,8 @@ The digest keys resume: a cell is skipped only when a complete record with the s
 answer — runner, execution prompt/arguments/env, models, outputs, the condition's levels
 and its variant overrides — computed on the *raw* config (``${VAR}`` as written, so rotating
 a key does not force a rerun) and excluding runtime knobs (timeouts, retries, budgets,
-exit-code lists), judges and thresholds (judges can be re-scored without re-running).
+exit-code lists), judges and thresholds (judges can be re-scored without re-running). The
+content of the agent's files (:mod:`eval_harness.matrix.fingerprint`) is part of it too.
 """
 
 from __future__ import annotations
@@ -69,8 +70,10 @@ def effective_config(loaded: LoadedConfig, condition: Condition,
         ) from None
 
 
-def config_digest(raw: Mapping[str, Any], condition: Condition) -> str:
-    """16-hex digest of what changes a condition's answers (see module doc)."""
+def config_digest(raw: Mapping[str, Any], condition: Condition,
+                  files: Mapping[str, str] | None = None) -> str:
+    """16-hex digest of what changes a condition's answers (see module doc); ``files``
+    ({path: content hash}, :mod:`eval_harness.matrix.fingerprint`) is the agent's code."""
     data = apply_overrides(raw, condition.config_overrides)
     picked: dict[str, Any] = {k: data.get(k) for k in DIGEST_BLOCKS}
     if isinstance(picked.get("execution"), dict):
@@ -78,5 +81,7 @@ def config_digest(raw: Mapping[str, Any], condition: Condition) -> str:
                                if k not in RUNTIME_KNOBS}
     picked["levels"] = condition.levels
     picked["overrides"] = condition.config_overrides
+    if files:  # only when there are files, so digests without any stay as they were
+        picked["files"] = dict(files)
     payload = json.dumps(picked, sort_keys=True, default=str)
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:16]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +14,7 @@ from eval_harness.config.models import EvalConfig
 from eval_harness.errors import ConfigError, UsageError
 from eval_harness.matrix.builder import Condition, Matrix, MatrixBuilder
 from eval_harness.matrix.effective import config_digest, effective_config
+from eval_harness.matrix.fingerprint import agent_fingerprint
 
 
 @dataclass(frozen=True)
@@ -26,6 +27,8 @@ class Experiment:
     cases: list[Case]
     digests: dict[str, str]  # condition_id -> config digest
     effective: dict[str, EvalConfig]  # condition_id -> effective config
+    #: the agent's files and their content hashes (all conditions), see matrix/fingerprint
+    fingerprint: dict[str, str] = field(default_factory=dict)
 
     @property
     def name(self) -> str:
@@ -137,5 +140,12 @@ def prepare(
                 path="models.skill", file=str(loaded.path),
                 hint="add a `model` factor or set models.skill",
             )
-    digests = {c.condition_id: config_digest(loaded.raw, c) for c in conditions}
-    return Experiment(loaded, matrix, conditions, case_list, digests, effective)
+    files_of: dict[int, dict[str, str]] = {}  # per distinct effective config: hash once
+    for eff in effective.values():
+        if id(eff) not in files_of:
+            files_of[id(eff)] = agent_fingerprint(eff, loaded.base_dir)
+    digests = {c.condition_id: config_digest(loaded.raw, c, files_of[id(effective[c.condition_id])])
+               for c in conditions}
+    fingerprint = {k: v for files in files_of.values() for k, v in files.items()}
+    return Experiment(loaded, matrix, conditions, case_list, digests, effective,
+                      dict(sorted(fingerprint.items())))

@@ -17,6 +17,7 @@ from rich.text import Text
 from eval_harness.reports import fmt
 from eval_harness.reports.model import build_report
 from eval_harness.reports.tables import TextTable, all_tables
+from eval_harness.textsafe import safe_text
 
 # Cell text → style, applied only on a colour terminal.
 _STYLES = {
@@ -84,16 +85,27 @@ def _note(console: Console, text: str, plain: bool) -> None:
     console.print(Padding(Text(text, style="" if plain else "dim"), (0, 0, 0, 2), expand=False))
 
 
+def _make_safe(t: TextTable) -> None:
+    """Control / bidi / zero-width characters in cells made visible: rich passes ESC
+    through, so agent output could otherwise drive the reader's terminal (textsafe)."""
+    t.title = safe_text(t.title, newlines=False)
+    t.columns = [safe_text(c, newlines=False) for c in t.columns]
+    t.rows = [[safe_text(c, newlines=False) for c in row] for row in t.rows]
+    t.notes = [safe_text(n) for n in t.notes]
+    t.empty = safe_text(t.empty)
+
+
 def print_tables(console: Console, report: Mapping[str, Any], *, show_all_cases: bool = False) -> None:
     """Print the header, then every table with its notes (a dash line when empty)."""
     plain = is_plain(console)
     design = report.get("design") or {}
-    head = (f"{report.get('eval') or 'eval'}: {len(report.get('conditions') or [])} conditions × "
+    head = (f"{safe_text(report.get('eval') or 'eval', newlines=False)}: {len(report.get('conditions') or [])} conditions × "
             f"{design.get('n_cases', '?')} cases × {design.get('replications', '?')} replications")
     console.print(Text(head, style="" if plain else "bold"))
     for line in report.get("data_notes") or []:
-        _note(console, f"data: {line}", plain)
+        _note(console, f"data: {safe_text(line)}", plain)
     for t in all_tables(report, show_all_cases=show_all_cases):
+        _make_safe(t)
         if t.rows:
             table, hidden = _rich_table(t, plain, console.width)
             console.print(table)

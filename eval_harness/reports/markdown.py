@@ -16,6 +16,7 @@ from typing import Any
 from eval_harness.reports import fmt
 from eval_harness.reports.tables import TextTable, all_tables
 from eval_harness.reports.tables_compare import comparison_findings
+from eval_harness.textsafe import safe_text
 
 _MD_SPECIAL = str.maketrans({"|": "\\|", "`": "\\`", "*": "\\*", "_": "\\_", "\\": "\\\\"})
 
@@ -88,4 +89,5 @@ def render_markdown(report: Mapping[str, Any]) -> str:
         out += [f"### {md_escape(t.title)}", "", *md_table(t), ""]
     if report.get("generated_at"):
         out.append(f"<sub>generated {md_escape(report['generated_at'])} by eval_harness</sub>")
-    return "\n".join(out).rstrip() + "\n"
+    # control / bidi / zero-width characters from run data made visible (textsafe)
+    return safe_text("\n".join(out).rstrip()) + "\n"

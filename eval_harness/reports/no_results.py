@@ -61,13 +61,20 @@ def _html(doc: Mapping[str, Any]) -> str:
             + (f"<ul>{judges}</ul>" if judges else "") + "</body></html>\n")
 
 
-def write_no_results(out_dir: Path, doc: Mapping[str, Any]) -> list[Path]:
-    """Write the four files; remove stale comparison/leaderboard/threshold files."""
+def write_no_results(out_dir: Path, doc: Mapping[str, Any],
+                     anova: Mapping[str, Any] | None = None) -> list[Path]:
+    """Write the four files; remove stale comparison/leaderboard/threshold files.
+
+    ``anova``: the (empty) ANOVA document of the frame, so ``anova.json`` stays valid
+    against its schema; ``doc``'s status, message and reasons are added to it."""
     out_dir.mkdir(parents=True, exist_ok=True)
     for stale in STALE:
         (out_dir / stale).unlink(missing_ok=True)
     text = json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
-    files = {"anova.json": text, "report.json": text, "report.md": _markdown(doc),
+    extra = {k: doc[k] for k in ("status", "message", "errored_reasons", "errored_judges")}
+    anova_text = text if anova is None else json.dumps(
+        {**anova, **extra}, indent=2, ensure_ascii=False, default=str) + "\n"
+    files = {"anova.json": anova_text, "report.json": text, "report.md": _markdown(doc),
              "report.html": _html(doc)}
     written = []
     for fname, body in files.items():

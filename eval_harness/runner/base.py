@@ -71,6 +71,7 @@ class RunResult:
     retry_after: float | None = None  # seconds, from a Retry-After header
     argv: list[str] | None = None  # masked; written to command.json
     raw: Any = None  # the parsed application reply, kept in outputs.json
+    notes: list[str] = field(default_factory=list)  # e.g. a log cut at its cap (record.notes)
 
     @property
     def ok(self) -> bool:

@@ -151,6 +151,8 @@ def finish_cell_data(
         "run_id": run_id, "attempts": attempts, "input_tokens": result.input_tokens,
         "output_tokens": result.output_tokens, "levels": request.levels, **(extra or {}),
     }
+    if result.notes:
+        data["notes"] = list(result.notes)
     judged = dict(scores.scores) if scores else {}
     # built from trusted fields: written without a pydantic validate + dump round trip
     # (a third of the per-cell Python time for a cheap cell); for the same reason the

@@ -70,11 +70,12 @@ class ClaudeCodeRunner:
             argv, cwd=workspace, env=env, timeout=cfg.execution.timeout,
             grace=cfg.execution.kill_grace, stdout_path=request.case_dir / "stdout.log",
             stderr_path=request.case_dir / "stderr.log",
-            tee_prefix=tee_prefix(request),
+            tee_prefix=tee_prefix(request), max_log_bytes=cfg.execution.max_log_bytes,
         )
         result = RunResult(exit_code=outcome.exit_code, stdout=outcome.stdout,
                            stderr=outcome.stderr, latency_s=outcome.latency_s,
-                           argv=mask_argv(argv, list(request.secrets)))
+                           argv=mask_argv(argv, list(request.secrets)),
+                           notes=list(outcome.log_notes))
         result.modified_files = modified_files(workspace, before, cfg.outputs.max_file_bytes)
         reply = parse_json_reply(outcome.stdout, outcome.stdout_tail)
         classify_exit(outcome, cfg, result)

@@ -278,10 +278,12 @@ class CliRunner:
             stderr_path=os.path.join(case_str, "stderr.log"), stdin_data=stdin,
             shell=isinstance(argv, str), executable=self._executable(argv, env),
             tee_prefix=tee_prefix(request), env_list=env_list,
+            max_log_bytes=cfg.execution.max_log_bytes,
         )
         shown = [argv] if isinstance(argv, str) else argv
         result = RunResult(exit_code=outcome.exit_code, stdout=outcome.stdout, stderr=outcome.stderr,
-                           latency_s=outcome.latency_s, argv=mask_argv(shown, list(request.secrets)))
+                           latency_s=outcome.latency_s, argv=mask_argv(shown, list(request.secrets)),
+                           notes=list(outcome.log_notes))
         classify_exit(outcome, cfg, result)
         runner = cfg.runner
         if self.needs_workspace:

@@ -40,8 +40,9 @@ from eval_harness.runner.cell import Backoff, call_with_retries, finish_cell_dat
 from eval_harness.runner.plan import Cell, Plan, make_plan
 from eval_harness.runner.progress import Progress
 from eval_harness.runner.shard import Shard
+from eval_harness.store.claims import claim_cell, finished_after
 from eval_harness.store.index import Entry, ResumeIndex
-from eval_harness.store.rundirs import RunDir, finish_run_dir, open_run_dirs
+from eval_harness.store.rundirs import RunDir, finish_run_dir, open_run_dirs, utc_now
 from eval_harness.store.writer import begin_case
 
 #: engine abort -> run.json ``aborted_reason``
@@ -108,6 +109,7 @@ class Engine:
         self._fatal = 0
         self._fatal_reason: str | None = None
         self.aborted: str | None = None
+        self._scanned_at = float("inf")  # set by plan(): records after it are not ours
         raw_refs = env_references(exp.loaded.raw)
         self.secrets = tuple(v for k in sorted(raw_refs) if (v := os.environ.get(k)))
         self.run_dirs: dict[tuple[str, int], RunDir] = {}
@@ -133,6 +135,7 @@ class Engine:
 
     def plan(self) -> Plan:
         """Scan the runs directory and plan this shard's cells."""
+        self._scanned_at = time.time()  # a record written after this is another process's
         self.index = ResumeIndex.scan(self.eval_dir)
         return make_plan(self.exp.conditions, self.exp.cases, self.exp.replications,
                          self.exp.digests, self.index, shard=self.opt.shard,
@@ -186,15 +189,31 @@ class Engine:
             return _Outcome(None)
         run = self.run_dirs[(cell.condition.condition_id, cell.replication)]
         request = self._request(cell, run)
-        begin_case(request.case_dir, request.input)
-        try:
-            return self._call_and_record(cell, run, request)
-        except Exception as exc:  # e.g. a template error in one case: a result, not a crash
-            from eval_harness.runner.base import RunResult
+        # claimed for the whole cell: another orchestrator on this runs dir skips it
+        with claim_cell(request.case_dir) as mine:
+            if not mine or self._done_elsewhere(cell, request):
+                return _Outcome(None)
+            begin_case(request.case_dir, request.input)
+            try:
+                return self._call_and_record(cell, run, request)
+            except Exception as exc:  # e.g. a template error in one case: a result
+                from eval_harness.runner.base import RunResult
 
-            result = RunResult(failure="error", reason=f"internal error: {type(exc).__name__}: "
-                               f"{getattr(exc, 'message', exc)}"[:300])
-            return _Outcome(self._record(cell, run, request, result, 0))
+                result = RunResult(failure="error", reason=f"internal error: "
+                                   f"{type(exc).__name__}: {getattr(exc, 'message', exc)}"[:300])
+                return _Outcome(self._record(cell, run, request, result, 0))
+
+    def _planned(self, cell: Cell) -> Entry | None:
+        return self.index.get(cell.condition.condition_id, cell.replication, cell.case.case_id)
+
+    def _done_elsewhere(self, cell: Cell, request: RunRequest) -> bool:
+        """True when another process wrote this cell's record after this plan's scan (its
+        file time, from this machine's clock, is later than the scan's start)."""
+        try:
+            written = os.stat(os.path.join(request.case_dir, "record.json")).st_mtime
+        except OSError:
+            return False
+        return written >= self._scanned_at
 
     def _record(self, cell: Cell, run: RunDir, request: RunRequest, result: Any,
                 attempts: int) -> dict[str, Any]:
@@ -204,8 +223,17 @@ class Engine:
             expected=cell.case.expected, annotations=cell.case.annotations,
             case_hash=case_hash, tags=tags,
             digest=self._condition_info(cell.condition)[2], run_id=run.run_id,
-            extra={"shard": str(self.opt.shard)} if self.opt.shard else None,
+            extra=self._extra(cell),
         )
+
+    def _extra(self, cell: Cell) -> dict[str, Any] | None:
+        extra: dict[str, Any] = {"shard": str(self.opt.shard)} if self.opt.shard else {}
+        planned = self._planned(cell)
+        if planned is not None:  # a rerun: its record must count over the old one
+            when, note = finished_after(planned.finished_at, utc_now())
+            if note:
+                extra.update(finished_at=when, clock_note=note)
+        return extra or None
 
     def _case_hash_tags(self, cell: Cell) -> tuple[str, dict[str, Any]]:
         # properties that hash the case's JSON / filter its annotations: once per case

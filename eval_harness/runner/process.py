@@ -24,6 +24,7 @@ it is reaped, so a signal can never reach a recycled process-group id.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import os
 import signal
 import subprocess
@@ -37,6 +38,7 @@ from typing import IO, Any
 
 from eval_harness.redact import redact_bytes, redact_file
 from eval_harness.runner.watchdog import WATCHDOG, Watch
+from eval_harness.textsafe import safe_text
 
 #: bytes of stdout kept in memory for parsing (the log on disk keeps everything)
 MAX_CAPTURE = 8 * 1024 * 1024
@@ -59,6 +61,7 @@ class ProcessOutcome:
     stdout_tail: str  # last TAIL_CAPTURE bytes when stdout was larger than MAX_CAPTURE
     stdout_truncated: bool
     start_error: str | None = None  # the program could not be started
+    log_notes: tuple[str, ...] = ()  # logs cut at the per-cell cap, said in the record
 
 
 def _pread_all(fd: int, n: int, offset: int) -> bytes:
@@ -102,11 +105,33 @@ def read_capped(path: str | Path, limit: int = MAX_CAPTURE) -> tuple[str, str, b
         os.close(fd)
 
 
+def cap_log(path: str | Path, limit: int | None) -> str | None:
+    """Cut a log past ``limit`` bytes to its first ``limit`` bytes plus a marker line; the
+    note for the record, or None when nothing was cut. (Applied when the cell ends: while
+    it runs, the kernel writes the log and the per-cell timeout bounds it.)"""
+    if limit is None:
+        return None
+    try:
+        size = os.path.getsize(path)
+        if size <= limit:
+            return None
+        with open(path, "r+b") as fh:
+            fh.truncate(limit)
+            fh.seek(limit)
+            fh.write(f"\n[eval_harness: log cut at {limit:,} bytes; {size - limit:,} bytes "
+                     "dropped (execution.max_log_bytes)]\n".encode())
+    except OSError:
+        return None
+    return (f"{os.path.basename(path)} cut at {limit:,} of {size:,} bytes "
+            "(execution.max_log_bytes)")
+
+
 def _tee(src: IO[bytes], sink_fd: int, prefix: str, echo: IO[str]) -> None:
     for line in iter(src.readline, b""):
         line = redact_bytes(line)  # secrets masked in the log and on the terminal
         os.write(sink_fd, line)
-        echo.write(f"{prefix}{line.decode('utf-8', 'replace').rstrip()}\n")
+        text = safe_text(line.decode("utf-8", "replace").rstrip())  # no raw ESC to the tty
+        echo.write(f"{prefix}{text}\n")
     src.close()
 
 
@@ -155,6 +180,7 @@ class ProcessGroup:
         timeout: float, grace: float, stdout_path: str | Path, stderr_path: str | Path,
         stdin_data: bytes | None = None, shell: bool = False, tee_prefix: str | None = None,
         executable: str | None = None, env_list: list[bytes] | None = None,
+        max_log_bytes: int | None = None,
     ) -> ProcessOutcome:
         """Run to completion, timeout or cancellation; logs land in the two paths.
 
@@ -176,9 +202,11 @@ class ProcessGroup:
         finally:
             os.close(out)
             os.close(err)
+        notes = tuple(n for p in (stdout_path, stderr_path)
+                      if (n := cap_log(p, max_log_bytes)) is not None)
         redact_file(stdout_path)  # a no-op unless a secret is registered and present
         redact_file(stderr_path)
-        return outcome
+        return dataclasses.replace(outcome, log_notes=notes) if notes else outcome
 
     def _run(self, argv: list[str] | str, cwd: str | Path, env: Mapping[Any, Any],
              timeout: float, grace: float, out: int, err: int, stdin_data: bytes | None,
@@ -214,6 +242,12 @@ class ProcessGroup:
             if proc is not None:
                 self._feed(proc, tee_prefix, out, err, stdin_data, threads)
             _wait_exited(pid, proc)
+            # The cell is over: kill what the agent left behind in its process group
+            # (background grandchildren). The leader is a zombie until reaped below, so
+            # the group id cannot have been recycled. (A grandchild that called setsid
+            # has left the group and is out of reach.)
+            with contextlib.suppress(OSError):
+                os.killpg(pid, signal.SIGKILL)
         finally:
             WATCHDOG.release(watch)  # before reaping: no signal can hit a recycled pgid
             with self._lock:

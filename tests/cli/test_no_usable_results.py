@@ -7,6 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import jsonschema
 import yaml
 
 from tests.conftest import run_cli
@@ -46,6 +47,9 @@ def test_every_cell_errored_exits_4_with_the_reason_and_an_honest_report(tmp_pat
     assert "leader" not in report and "0 cases" not in report
     anova = json.loads((tmp_path / "out" / "anova.json").read_text())
     assert anova["status"] == "no_scored_samples" and anova["errored_reasons"][0]["count"] == 2
+    schema = json.loads((Path(__file__).resolve().parents[2] / "eval_harness" / "analysis" /
+                         "schema" / "anova.schema.json").read_text())
+    jsonschema.validate(anova, schema)  # still a valid anova.json for scripts
     assert not (tmp_path / "out" / "comparisons.json").exists()  # no stale result left
     assert "No scored samples" in (tmp_path / "out" / "report.html").read_text()
 

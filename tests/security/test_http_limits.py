@@ -133,3 +133,15 @@ def test_header_with_trailing_newline_is_refused_without_quoting_the_key() -> No
         assert api.seen == []  # nothing sent
     assert reply.failure == "auth" and "Authorization" in (reply.reason or "")
     assert KEY not in (reply.reason or "")
+
+
+def test_limits_are_config_keys_in_the_model_and_schema() -> None:
+    from eval_harness.config.runner_model import ExecutionBlock
+    from eval_harness.config.schema import eval_schema
+
+    props = eval_schema()["$defs"]["ExecutionBlock"]["properties"]
+    assert props["max_response_bytes"]["default"] == 32 * 1024 * 1024
+    assert props["max_log_bytes"]["default"] == 64 * 1024 * 1024
+    assert ExecutionBlock(max_response_bytes=4096).max_response_bytes == 4096
+    with pytest.raises(ValueError):
+        ExecutionBlock(max_response_bytes=10)

@@ -6,6 +6,10 @@ block shows the resolved input once, then per condition and replication (at most
 value and rationale (``record.json`` → ``scores``). Long texts are truncated; everything
 is escaped. Run directories are looked up as ``<runs_root>/<run_id>`` or
 ``<runs_root>/<eval>/<run_id>``.
+
+Run ids, eval names and case ids come from run data and are untrusted: each is used only
+when it is one plain folder name, and every file is read only when it resolves inside
+the runs root and is not itself a symlink (``store.confine``).
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import pandas as pd
 from eval_harness.reports import fmt
 from eval_harness.reports.html.sections import esc
 from eval_harness.reports.summaries import cell_text
+from eval_harness.store.confine import inside, open_run_file, safe_component
 
 MAX_CASES = 100
 MAX_REPS = 3
@@ -30,11 +35,14 @@ MAX_FILE_BYTES = 5_000_000
 
 
 def _read_json(path: Path) -> Any:
-    """Parsed JSON, or None when missing, too large or unreadable (never raises)."""
+    """Parsed JSON, or None when missing, a symlink, too large or unreadable (never
+    raises)."""
     try:
-        if not path.is_file() or path.stat().st_size > MAX_FILE_BYTES:
+        with open_run_file(path) as fh:
+            data = fh.read(MAX_FILE_BYTES + 1)
+        if len(data) > MAX_FILE_BYTES:
             return None
-        return json.loads(path.read_text(encoding="utf-8", errors="replace"))
+        return json.loads(data.decode("utf-8", errors="replace"))
     except (OSError, ValueError):
         return None
 
@@ -47,8 +55,13 @@ def _run_dirs(frame: pd.DataFrame, roots: list[Path]) -> dict[str, Path]:
     for row in frame[cols].drop_duplicates().itertuples(index=False):
         rid = str(row.run_id)
         ev = str(getattr(row, "eval", ""))
-        for cand in (p for root in roots for p in (root / rid, root / ev / rid)):
-            if cand.is_dir():
+        if not safe_component(rid):
+            continue
+        tries = [(root, root / rid) for root in roots]
+        if safe_component(ev):
+            tries += [(root, root / ev / rid) for root in roots]
+        for root, cand in tries:
+            if cand.is_dir() and inside(root, cand):
                 out[rid] = cand
                 break
     return out
@@ -118,9 +131,11 @@ def drilldown_html(report: Mapping[str, Any], frame: pd.DataFrame,
             blocks = []
             for rep, run_id in attempts:
                 run_dir = dirs.get(run_id)
-                if run_dir is None:
+                if run_dir is None or not safe_component(cid):
                     continue
                 case_dir = run_dir / "cases" / cid
+                if not inside(run_dir, case_dir):  # cases/<id> links out of the run
+                    continue
                 if not input_done:
                     inp = _read_json(case_dir / "input.json")
                     if inp is not None:

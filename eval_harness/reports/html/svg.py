@@ -17,6 +17,7 @@ from __future__ import annotations
 import io
 import math
 import re
+import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -84,7 +85,10 @@ def style() -> Iterator[None]:
 def to_svg(fig: Figure, prefix: str, title: str) -> str:
     """Serialise ``fig`` to an inline-safe ``<svg>`` string (see module docstring)."""
     buf = io.StringIO()
-    with style():
+    with style(), warnings.catch_warnings():
+        # a label holding a control character from run data has no glyph: harmless, and
+        # the warning would echo the raw character to the terminal
+        warnings.filterwarnings("ignore", message="Glyph .* missing from font")
         # No bbox_inches="tight": constrained layout already fits labels (and it would
         # draw the figure twice).
         fig.savefig(buf, format="svg", metadata={"Date": None, "Creator": None})

@@ -1,0 +1,41 @@
+"""Confinement for paths built from run data (run ids, eval names, case ids read from
+``run.json`` / ``record.json`` / ``summary.yaml``), which analysis treats as untrusted.
+
+- a name from run data is used as a path component only when it is one plain folder name
+  (:func:`safe_component`: letters, digits, ``.``, ``_``, ``-``; never ``.`` or ``..``);
+- a path is used only when, with every symlink resolved, it stays inside the root the
+  user named (:func:`inside`);
+- a run file is opened without following a symlink in its last component
+  (:func:`open_run_file`): this tool never writes symlinks into a run directory.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from typing import IO, Any
+
+_COMPONENT = re.compile(r"^[A-Za-z0-9._-]+$")
+
+
+def safe_component(name: Any) -> bool:
+    """True when ``name`` can name exactly one entry of a folder."""
+    return (isinstance(name, str) and bool(_COMPONENT.match(name))
+            and name not in (".", ".."))
+
+
+def inside(root: str | os.PathLike[str], path: str | os.PathLike[str]) -> bool:
+    """True when ``path`` (symlinks resolved) is ``root`` or lies under it."""
+    real_root = os.path.realpath(root)
+    real = os.path.realpath(path)
+    return real == real_root or real.startswith(real_root.rstrip(os.sep) + os.sep)
+
+
+def _nofollow(path: str, flags: int) -> int:
+    return os.open(path, flags | os.O_NOFOLLOW | os.O_CLOEXEC)
+
+
+def open_run_file(path: str | os.PathLike[str], mode: str = "rb",
+                  **kw: Any) -> IO[Any]:
+    """``open`` that refuses a symlink as the last component (OSError ``ELOOP``)."""
+    return open(path, mode, opener=_nofollow, **kw)
