@@ -13,7 +13,7 @@ import pytest
 from tests.conftest import ROOT
 
 HEAVY = ("pandas", "scipy.stats", "statsmodels", "matplotlib")
-PROBE = """
+PROBE = f"""
 import contextlib, io, json, sys
 from eval_harness.cli.main import main
 out = io.StringIO()
@@ -22,8 +22,8 @@ with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
         code = main(sys.argv[1:])
     except SystemExit as exc:  # argparse --help
         code = exc.code
-print(json.dumps({"code": code, "heavy": [m for m in %r if m in sys.modules]}))
-""" % (HEAVY,)
+print(json.dumps({{"code": code, "heavy": [m for m in {HEAVY!r} if m in sys.modules]}}))
+"""
 
 
 def _probe(*argv: str) -> dict[str, object]:
