@@ -27,7 +27,7 @@ def _options(args: argparse.Namespace, loaded: LoadedConfig | None) -> dict[str,
     analysis = None
     if loaded is not None and loaded.config.matrix is not None:
         analysis = loaded.config.matrix.analysis
-    method = args.method or (analysis.method if analysis else "rm")
+    method = args.method or (analysis.method if analysis else "auto")
     correction = args.correction or (analysis.correction if analysis else "holm")
     if correction == "fdr_bh":
         correction = "bh"
@@ -172,6 +172,9 @@ def compute_analysis(
         per_judge=per_judge, keep_incomplete=opts["keep_incomplete"],
         simple_effects=opts["simple_effects"], judge_specs=loaded.config if loaded else None,
     )
+    for note in anova.get("notes", []):
+        if note.startswith("method auto → "):  # the automatic choice is printed, not only recorded
+            print(f"note: {note}", file=sys.stderr)
     from eval_harness.analysis.aeh_export import aeh_fields
 
     anova = aeh_fields(anova, frame)  # what agent-eval-harness's consumers read, beside ours
