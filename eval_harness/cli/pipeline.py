@@ -27,7 +27,7 @@ def _options(args: argparse.Namespace, loaded: LoadedConfig | None) -> dict[str,
     analysis = None
     if loaded is not None and loaded.config.matrix is not None:
         analysis = loaded.config.matrix.analysis
-    method = args.method or (analysis.method if analysis else "rm")
+    method = args.method or (analysis.method if analysis else "auto")
     correction = args.correction or (analysis.correction if analysis else "holm")
     if correction == "fdr_bh":
         correction = "bh"
@@ -172,6 +172,9 @@ def compute_analysis(
         per_judge=per_judge, keep_incomplete=opts["keep_incomplete"],
         simple_effects=opts["simple_effects"], judge_specs=loaded.config if loaded else None,
     )
+    for note in anova.get("notes", []):
+        if note.startswith("method auto → "):  # the automatic choice is printed, not only recorded
+            print(f"note: {note}", file=sys.stderr)
     from eval_harness.analysis.aeh_export import aeh_fields
 
     anova = aeh_fields(anova, frame)  # what agent-eval-harness's consumers read, beside ours
@@ -191,7 +194,10 @@ def compute_analysis(
         thresholds = evaluate_thresholds(frame, loaded.config)
     pairwise = _pairwise(exp, eval_dir, paths)
     _write_json(out_dir / "anova.json", anova)
-    _write_json(out_dir / "comparisons.json", comparisons)
+    from eval_harness.analysis.compare.files import write_comparisons
+
+    # summary JSON + per-case rows as JSON Lines (docs/reports.md, "comparisons")
+    write_comparisons(out_dir, comparisons, clean=redact)
     _write_json(out_dir / "leaderboard.json", leaderboard)
     _write_json(out_dir / "thresholds.json", {"results": thresholds})
     from eval_harness.reports.model import build_report
@@ -210,7 +216,8 @@ def compute_analysis(
                                 leaderboard=leaderboard, thresholds=thresholds,
                                 pairwise=pairwise, runs_root=list(paths), report=report)
     files = {name: out_dir / name for name in
-             ("anova.json", "comparisons.json", "leaderboard.json", "thresholds.json")}
+             ("anova.json", "comparisons.json", "comparisons.cases.jsonl", "leaderboard.json",
+              "thresholds.json")}
     files.update({f"report.{kind}": path for kind, path in written.items()})
     out = AnalysisOutputs(frame=frame, anova=anova, comparisons=comparisons,
                           leaderboard=leaderboard, thresholds=thresholds, pairwise=pairwise,
