@@ -1,6 +1,7 @@
 """Assemble `anova.json` (DESIGN.md contract; every field in docs/statistics.md).
 
-    frame (loader) ─► design check ─► ANOVA (rm | lmm) ─► correction over terms
+    frame (loader) ─► design check ─► ANOVA (auto: rm if complete, else mixed | rm | mixed
+          | lmm) ─► correction over terms
           ─► contrasts per factor (+ simple effects) ─► per-judge screen (BH family)
           ─► variance components ─► power (MDE) ─► condition summaries, Pareto
 
@@ -46,12 +47,16 @@ from eval_harness.analysis.stats import (
     canonical_correction,
     replication_variance,
 )
-from eval_harness.analysis.stats.balanced import check_method
+from eval_harness.analysis.stats.design import term_name
+from eval_harness.analysis.stats.slopes import MIXED_LABEL
 from eval_harness.analysis.summaries import condition_summaries, errored_samples, pareto_frontier
 from eval_harness.errors import UsageError
 
 SCHEMA_VERSION = 1
-SPHERICITY = {"rm": "greenhouse-geisser", "lmm": "compound symmetry (assumed)"}
+SPHERICITY = {"rm": "greenhouse-geisser", "lmm": "compound symmetry (assumed)",
+              "mixed": "not assumed (by-case random slopes)"}
+METHODS = ("auto", "rm", "mixed", "lmm")
+LABELS = {"rm": RM_LABEL, "lmm": LMM_LABEL, "mixed": MIXED_LABEL}
 POWER_TARGET = 0.8
 
 
@@ -59,17 +64,48 @@ def _now() -> str:
     return _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
+def choose_method(requested: str, dc: DesignCheck) -> tuple[str, str | None]:
+    """(method, note): `auto` is rm when every case has every cell (the closed form is exact
+    and equals the random-slopes model there), else the random-slopes mixed model, which
+    keeps the incomplete cases instead of dropping them."""
+    if requested != "auto":
+        return requested, None
+    if not dc.excluded_cases:
+        return "rm", "method auto → rm: every case has a value in every cell"
+    return "mixed", (f"method auto → mixed: {len(dc.excluded_cases)} of {dc.n_cases_total} "
+                     "case(s) miss cells; the random-slopes mixed model keeps them (rm would "
+                     "drop them)")
+
+
 def _fit(dc: DesignCheck, method: str, keep_incomplete: bool, frame: pd.DataFrame,
          response: str) -> tuple[AnovaResult | None, list[dict[str, Any]]]:
     """The ANOVA of the kept factors, and the excluded cases."""
     if not dc.kept:
         return None, dc.excluded_cases
+    if method == "mixed":
+        rows = usable_rows(frame, response)[["case_id", *dc.kept, "value"]]
+        res, _ = anova_frame(rows, dc.kept, response="value", method="mixed", levels=dc.levels)
+        return res, []
     if keep_incomplete:
         rows = usable_rows(frame, response)[["case_id", *dc.kept, "value"]]
         res, _ = anova_frame(rows, dc.kept, response="value", method="lmm",
                              keep_incomplete=True, levels=dc.levels)
         return res, []
     return anova_balanced(dc.y, dc.kept, [dc.levels[f] for f in dc.kept], method), dc.excluded_cases
+
+
+def _power_inputs(method: str, vc: dict[str, Any], dc: DesignCheck,
+                  n_cases: int) -> tuple[dict[str, Any], int]:
+    """Variance components for the MDE. Under `mixed` the model's σ² leaves out the slope
+    variances, which a paired contrast does see, so the MDE uses the ANOVA decomposition of
+    the complete cases (as under rm); with fewer than 2 complete cases there is none."""
+    if method != "mixed":
+        return vc, n_cases
+    if dc.y.shape[0] < 2:
+        return {"residual": None}, n_cases
+    side = anova_balanced(dc.y, dc.kept, [dc.levels[f] for f in dc.kept], "rm")
+    return {"case": side.case_variance, "residual": side.residual_variance,
+            "replication": vc.get("replication")}, n_cases
 
 
 def _power(vc: Mapping[str, Any], n: int, k: int, alpha: float, tested: bool) -> dict[str, Any] | None:
@@ -98,7 +134,7 @@ def build_anova(
     frame: pd.DataFrame,
     *,
     response: str = "composite",
-    method: str = "rm",
+    method: str = "auto",
     correction: str = "holm",
     alpha: float = 0.05,
     per_judge: bool = False,
@@ -107,11 +143,13 @@ def build_anova(
     judge_specs: Any = None,
 ) -> dict[str, Any]:
     """The `anova.json` document (a JSON-ready dict) for `response` of a tidy frame."""
-    method = check_method(method)
+    if not isinstance(method, str) or method.lower() not in METHODS:
+        raise UsageError(f"unknown ANOVA method {method!r}", hint=f"use one of {', '.join(METHODS)}")
+    requested = method.lower()
     correction = canonical_correction(correction)
     if not (isinstance(alpha, (int, float)) and 0.0 < alpha < 1.0):
         raise UsageError(f"alpha must lie in (0, 1), got {alpha!r}")
-    if keep_incomplete and method != "lmm":
+    if keep_incomplete and requested != "lmm":
         raise UsageError("keeping incomplete cases needs the fitted model",
                          hint="use --method lmm with --keep-incomplete")
     specs = coerce_judge_specs(judge_specs) or {}
@@ -119,12 +157,13 @@ def build_anova(
         names = ", ".join(sorted(map(str, frame["judge"].unique())))
         raise UsageError(f"no judge named {response!r} in the runs", hint=f"use one of: {names}")
     dc = design_check(frame, response)
+    method, chosen = choose_method(requested, dc)
     res, excluded_cases = _fit(dc, method, keep_incomplete, frame, response)
     order = term_order(dc.factors)
     excluded_terms = dropped_terms(dc.factors, dc.kept)
     terms: dict[str, dict[str, Any]] = {}
     family = 0
-    notes = list(dc.notes)
+    notes = list(dc.notes) + ([chosen] if chosen else [])
     if res is not None:
         terms, family = term_table(res, correction, alpha)
         excluded_terms += [{"term": e.term, "reason": e.reason} for e in res.excluded_terms]
@@ -135,9 +174,9 @@ def build_anova(
         notes.append("no factors recorded: nothing to test")
     excluded_terms.sort(key=lambda e: order.get(e["term"], len(order)))
     y = dc.y
-    if keep_incomplete and dc.excluded_cases:
-        notes.append("contrasts use the complete cases only (the fitted model keeps all cases)")
-    contrasts = contrasts_block(y, dc.kept, dc.levels, method, correction, alpha, terms) if dc.kept else {}
+    model = res.model if res is not None else None
+    contrasts = (contrasts_block(y, dc.kept, dc.levels, method, correction, alpha, terms, model)
+                 if dc.kept else {})
     se_pairs = parse_simple_effects(simple_effects, dc.kept, terms)
     n_cases = res.n_cases if res is not None else int(y.shape[0])
     kinds = frame.groupby("judge", sort=False)["kind"].first() if len(frame) else pd.Series(dtype=object)
@@ -159,7 +198,8 @@ def build_anova(
         },
         "method": {
             "name": method,
-            "label": RM_LABEL if method == "rm" else LMM_LABEL,
+            "requested": requested,
+            "label": LABELS[method],
             "sphericity": SPHERICITY[method],
             "fit": res.fit if res is not None else "not fitted",
         },
@@ -170,10 +210,12 @@ def build_anova(
         "excluded_terms": excluded_terms,
         "excluded_cases": excluded_cases,
         "contrasts": contrasts,
-        "simple_effects": simple_effects_block(y, dc.kept, dc.levels, method, correction, alpha, se_pairs)
-        if se_pairs and y.shape[0] >= 2 else [],
+        "simple_effects": simple_effects_block(y, dc.kept, dc.levels, method, correction, alpha,
+                                               se_pairs, model)
+        if se_pairs and (model is not None or y.shape[0] >= 2) else [],
         "variance_components": vc,
-        "power": _power(vc, n_cases, dc.replications, alpha, bool(terms)),
+        "power": _power(*_power_inputs(method, vc, dc, n_cases), dc.replications, alpha,
+                        bool(terms)),
         "errored_samples": errored_samples(frame, response),
         "pairwise_judges_excluded": pairwise,
         "notes": notes,
@@ -191,7 +233,8 @@ def build_anova(
         judges = [str(j) for j, k in kinds.items()
                   if k not in ("composite", "pairwise") and str(j) not in pairwise]
         pj_kept, pj_levels = _judge_factors(frame, judges, dc.factors)
-        doc["per_judge"] = per_judge_block(frame, judges, pj_kept, pj_levels, method, alpha, keep_incomplete)
+        doc["per_judge"] = per_judge_block(frame, judges, pj_kept, pj_levels, requested, alpha,
+                                           keep_incomplete)
     return jsonable(doc)  # type: ignore[no-any-return]
 
 
@@ -210,13 +253,20 @@ def _judge_factors(frame: pd.DataFrame, judges: list[str],
 
 
 def _variance_components(res: AnovaResult | None, frame: pd.DataFrame, response: str,
-                         dc: DesignCheck) -> dict[str, float | None]:
+                         dc: DesignCheck) -> dict[str, Any]:
     """σ²_case and σ² of the ANOVA on cell means; σ²_rep from the replicate-level data."""
     rep: float | None = None
     if dc.factors and dc.replications >= 2:
         rows = usable_rows(frame, response)
         rep = replication_variance(rows, dc.factors, response="value")
-    return {
+    out: dict[str, Any] = {}
+    model = res.model if res is not None else None
+    if model is not None and model.slopes and hasattr(model.fit, "random_cov"):
+        cov = model.fit.random_cov()
+        where = {c: k for k, c in enumerate(model.fit.structure.cols)}
+        out["slopes"] = {term_name(list(model.factors), t): finite_or_none(
+            float(np.mean([cov[where[c], where[c]] for c in model.cols[t]]))) for t in model.slopes}
+    return out | {
         "case": finite_or_none(res.case_variance) if res is not None else None,
         "residual": finite_or_none(res.residual_variance) if res is not None else None,
         "replication": finite_or_none(rep),

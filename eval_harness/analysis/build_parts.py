@@ -21,6 +21,7 @@ from eval_harness.analysis.stats import (
     per_judge_screen,
 )
 from eval_harness.analysis.stats.design import term_name, term_subsets
+from eval_harness.analysis.stats.slopes import model_contrasts
 from eval_harness.errors import UsageError
 
 
@@ -93,12 +94,22 @@ def _family(pairs: list[dict[str, Any]], correction: str) -> dict[str, Any]:
 
 def contrasts_block(
     y: np.ndarray, kept: Sequence[str], levels: Mapping[str, Sequence[Any]], method: str,
-    correction: str, alpha: float, terms: Mapping[str, Mapping[str, Any]],
+    correction: str, alpha: float, terms: Mapping[str, Mapping[str, Any]], model: Any = None,
 ) -> dict[str, dict[str, Any]]:
-    """Pairwise contrasts of marginal means per kept factor (family = that factor's pairs)."""
+    """Pairwise contrasts of marginal means per kept factor (family = that factor's pairs).
+
+    With a fitted `model` (`stats.slopes.SlopesModel`) they come from that fit (emmeans on
+    the lmer fit), every case included; otherwise from the complete cases `y`."""
     out: dict[str, dict[str, Any]] = {}
     lv = [list(levels[f]) for f in kept]
     for f in kept:
+        if model is not None:
+            out[f] = _family(_pairs(model_contrasts(model, f, correction, alpha)), correction)
+            out[f]["source"] = "fitted model"
+            continue
+        if method == "mixed":  # the model could not be fitted (its terms say why)
+            out[f] = {**_family([], correction), "note": "no fitted model: no contrasts (see excluded_terms)"}
+            continue
         if y.shape[0] < 2:
             out[f] = {**_family([], correction), "note": "fewer than 2 complete cases: no contrasts"}
             continue
@@ -152,14 +163,19 @@ def parse_simple_effects(
 
 def simple_effects_block(
     y: np.ndarray, kept: Sequence[str], levels: Mapping[str, Sequence[Any]], method: str,
-    correction: str, alpha: float, pairs: Sequence[tuple[str, str]],
+    correction: str, alpha: float, pairs: Sequence[tuple[str, str]], model: Any = None,
 ) -> list[dict[str, Any]]:
-    """Contrasts of `factor` at each level of `by` (one family per (factor, by, level))."""
+    """Contrasts of `factor` at each level of `by` (one family per (factor, by, level));
+    from the fitted `model` when there is one (emmeans `pairwise ~ A | B`)."""
     out = []
     lv = [list(levels[f]) for f in kept]
     for factor, by in pairs:
+        if model is None and method == "mixed":
+            continue  # no fitted model (the terms are excluded with the reason)
         for at in levels[by]:
-            res = pairwise_contrasts(y, kept, lv, factor, method, correction, alpha, within={by: at})
+            res = (model_contrasts(model, factor, correction, alpha, within={by: at})
+                   if model is not None else
+                   pairwise_contrasts(y, kept, lv, factor, method, correction, alpha, within={by: at}))
             out.append({"factor": factor, "by": by, "at": at.item() if isinstance(at, np.generic) else at,
                         **_family(_pairs(res), correction)})
     return out
@@ -194,6 +210,7 @@ def per_judge_block(
                 "terms": terms,
                 "excluded_terms": [{"term": e.term, "reason": e.reason} for e in res.excluded_terms],
                 "n_cases": res.n_cases,
+                "method": res.method,  # under auto each judge's own choice (rm | mixed)
                 "excluded_cases": len(screen.excluded_cases.get(j, [])),
             }
         excluded += [{"judge": e.judge, "reason": e.reason} for e in screen.excluded]

@@ -38,6 +38,7 @@ from eval_harness.analysis.chunk import MAX_REPLICATION, Chunk, is_replication, 
 from eval_harness.analysis.collect import Collector
 from eval_harness.analysis.composite import JudgeSpec, coerce_judge_specs
 from eval_harness.analysis.discover import RunDir, find_run_dirs
+from eval_harness.analysis.shared import SharedDict, SharedList
 
 MAX_WORKERS = 4
 PARALLEL_MIN_RUNS = 8
@@ -216,12 +217,13 @@ def load_runs(
         issues.append({"kind": "composite", "detail": composite_note})
     frame.attrs["factors"] = factors
     frame.attrs["levels"] = levels
-    frame.attrs["issues"] = issues
-    frame.attrs["case_tags"] = col.case_tags
-    frame.attrs["run_costs"] = [
+    # large values shared, not deep-copied by every pandas operation (analysis.shared)
+    frame.attrs["issues"] = SharedList(issues)
+    frame.attrs["case_tags"] = SharedDict(col.case_tags)
+    frame.attrs["run_costs"] = SharedList(
         {"run_id": r["run_id"], "condition_id": r["condition_id"], "cost_usd": r["cost_usd"]}
         for r in col.runs if r.get("cost_usd") is not None
-    ]
+    )
     frame.attrs["formats"] = sorted({r["format"] for r in col.runs})
     return frame
 

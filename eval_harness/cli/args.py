@@ -73,7 +73,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     g = p.add_argument_group("analysis")
     g.add_argument("--analyze-only", nargs="+", metavar="DIR", help="analyse existing run directories")
-    g.add_argument("--method", choices=["rm", "lmm"], help="rm (repeated measures, default) or lmm")
+    g.add_argument("--method", type=str.lower, choices=["auto", "rm", "mixed", "lmm"],
+                   help="auto (default: rm when every case has every cell, else mixed), rm, "
+                   "mixed (by-case random slopes) or lmm (random intercept)")
     g.add_argument("--correction", type=str.lower, choices=["holm", "bh", "fdr_bh", "none"],
                    help="multiple-comparison correction (flag > config > holm)")
     g.add_argument("--per-judge", action="store_true", help="also screen each judge")

@@ -27,7 +27,7 @@ def _options(args: argparse.Namespace, loaded: LoadedConfig | None) -> dict[str,
     analysis = None
     if loaded is not None and loaded.config.matrix is not None:
         analysis = loaded.config.matrix.analysis
-    method = args.method or (analysis.method if analysis else "rm")
+    method = args.method or (analysis.method if analysis else "auto")
     correction = args.correction or (analysis.correction if analysis else "holm")
     if correction == "fdr_bh":
         correction = "bh"
@@ -115,6 +115,8 @@ class AnalysisOutputs:
     failures: list[str] = field(default_factory=list)  #: threshold / regression gate lines
     #: judges that errored on every sample they saw (named, with reasons, on stderr)
     errored_judges: list[str] = field(default_factory=list)
+    #: the report model the files were rendered from (the console prints the same one)
+    report: dict[str, Any] | None = None
 
     @property
     def exit_code(self) -> int:
@@ -133,7 +135,7 @@ def compute_analysis(
     from eval_harness.analysis.compare.build import build_comparisons, parse_reference
     from eval_harness.analysis.compare.gate import gate
     from eval_harness.analysis.compare.leaderboard import build_leaderboard
-    from eval_harness.analysis.compare.verdicts import VerdictRule
+    from eval_harness.analysis.compare.verdicts import VerdictRule, verdict_tables
     from eval_harness.analysis.failures import find_failures
     from eval_harness.analysis.loader import load_runs
 
@@ -170,15 +172,21 @@ def compute_analysis(
         per_judge=per_judge, keep_incomplete=opts["keep_incomplete"],
         simple_effects=opts["simple_effects"], judge_specs=loaded.config if loaded else None,
     )
+    for note in anova.get("notes", []):
+        if note.startswith("method auto → "):  # the automatic choice is printed, not only recorded
+            print(f"note: {note}", file=sys.stderr)
     from eval_harness.analysis.aeh_export import aeh_fields
 
     anova = aeh_fields(anova, frame)  # what agent-eval-harness's consumers read, beside ours
     rule = VerdictRule(pass_mark=opts["pass_mark"]) if opts["pass_mark"] is not None else None
     reference = parse_reference(args.reference) if args.reference else None
     baseline = load_baseline(args.baseline) if args.baseline else None
-    comparisons = build_comparisons(frame, reference, baseline, opts["alpha"], rule=rule)
+    # verdict tables built once, shared by comparisons, leaderboard and reports
+    tables = verdict_tables(frame, rule)
+    comparisons = build_comparisons(frame, reference, baseline, opts["alpha"], rule=rule,
+                                    cases=tables[1])
     leaderboard = build_leaderboard(frame, alpha=opts["alpha"], rule=rule,
-                                    stratify_by=_stratum(frame))
+                                    stratify_by=_stratum(frame), cases=tables[1])
     thresholds: list[dict[str, Any]] = []
     if loaded is not None:
         from eval_harness.judges.thresholds import evaluate_thresholds
@@ -186,23 +194,35 @@ def compute_analysis(
         thresholds = evaluate_thresholds(frame, loaded.config)
     pairwise = _pairwise(exp, eval_dir, paths)
     _write_json(out_dir / "anova.json", anova)
-    _write_json(out_dir / "comparisons.json", comparisons)
+    from eval_harness.analysis.compare.files import write_comparisons
+
+    # summary JSON + per-case rows as JSON Lines (docs/reports.md, "comparisons")
+    write_comparisons(out_dir, comparisons, clean=redact)
     _write_json(out_dir / "leaderboard.json", leaderboard)
     _write_json(out_dir / "thresholds.json", {"results": thresholds})
-    from eval_harness.reports.writer import write_reports
+    from eval_harness.reports.model import build_report
+    from eval_harness.reports.writer import now_iso, write_reports
 
+    # the report model is built once, for the files and the console; reports use the
+    # default verdict rule (reuse the tables only when the configured rule is that one)
     written: dict[str, Path] = {}
+    report = None
     if not getattr(args, "no_report", False):
+        report = build_report(anova=anova, frame=frame, comparisons=comparisons,
+                              leaderboard=leaderboard, thresholds=thresholds, pairwise=pairwise,
+                              generated_at=now_iso(),
+                              tables=tables if rule in (None, VerdictRule()) else None)
         written = write_reports(out_dir, anova=anova, frame=frame, comparisons=comparisons,
                                 leaderboard=leaderboard, thresholds=thresholds,
-                                pairwise=pairwise, runs_root=list(paths))
+                                pairwise=pairwise, runs_root=list(paths), report=report)
     files = {name: out_dir / name for name in
-             ("anova.json", "comparisons.json", "leaderboard.json", "thresholds.json")}
+             ("anova.json", "comparisons.json", "comparisons.cases.jsonl", "leaderboard.json",
+              "thresholds.json")}
     files.update({f"report.{kind}": path for kind, path in written.items()})
     out = AnalysisOutputs(frame=frame, anova=anova, comparisons=comparisons,
                           leaderboard=leaderboard, thresholds=thresholds, pairwise=pairwise,
                           out_dir=out_dir, files=files,
-                          errored_judges=list(failures.dead_judges))
+                          errored_judges=list(failures.dead_judges), report=report)
     if args.export:
         from eval_harness import __version__
 
@@ -253,7 +273,7 @@ def run_analysis(
 
         print_console(Console(highlight=False), anova=out.anova, frame=out.frame,
                       comparisons=out.comparisons, leaderboard=out.leaderboard,
-                      thresholds=out.thresholds, pairwise=out.pairwise)
+                      thresholds=out.thresholds, pairwise=out.pairwise, report=out.report)
         shown = [out.files["anova.json"], *(p for k, p in out.files.items() if k.startswith("report."))]
         print(f"wrote {', '.join(map(str, shown))}")
     if out.export_note:

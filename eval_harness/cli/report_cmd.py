@@ -100,10 +100,14 @@ def main(argv: list[str]) -> int:
     inputs: dict[str, Any] = {"anova": anova, "frame": frame, "comparisons": comparisons,
                               "leaderboard": leaderboard, "thresholds": thresholds,
                               "pairwise": pairwise}
-    written = write_reports(out, **inputs, runs_root=roots, formats=formats)
+    from eval_harness.reports.model import build_report
+    from eval_harness.reports.writer import now_iso
+
+    report = build_report(**inputs, generated_at=now_iso())  # once, for files and console
+    written = write_reports(out, **inputs, runs_root=roots, formats=formats, report=report)
     console = Console(highlight=False)
     if not args.quiet:
-        print_console(console, **inputs, show_all_cases=args.all_cases)
+        print_console(console, **inputs, show_all_cases=args.all_cases, report=report)
     for fmt_name, path in written.items():
         console.print(f"wrote {fmt_name}: {path}", highlight=False, markup=False)
     return 0

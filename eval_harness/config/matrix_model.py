@@ -18,7 +18,7 @@ from pydantic import (
 from eval_harness.config.base import Block
 
 CORRECTIONS = ("holm", "bh", "fdr_bh", "none")
-METHODS = ("rm", "lmm")
+METHODS = ("auto", "rm", "mixed", "lmm")
 FACTOR_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
 #: factor names that would collide with columns of the tidy analysis frame
 RESERVED_FACTORS = frozenset(
@@ -106,7 +106,9 @@ class AnalysisOptions(Block):
 
     correction: StrictStr = Field("holm", description="holm | bh | fdr_bh (alias) | none.")
     per_judge: StrictBool = Field(False, description="Also screen every judge separately.")
-    method: StrictStr = Field("rm", description="rm (repeated measures, GG) | lmm.")
+    method: StrictStr = Field(
+        "auto", description="auto (rm when complete, else mixed) | rm (repeated measures, GG) | "
+        "mixed (by-case random slopes, keeps incomplete cases) | lmm (random intercept).")
     alpha: float = Field(0.05, gt=0, lt=1, description="Significance level.")
     keep_incomplete: StrictBool = Field(
         False, description="lmm only: keep cases missing some cells via a fitted model."
@@ -129,7 +131,7 @@ class AnalysisOptions(Block):
     def _method(cls, value: str) -> str:
         low = value.lower()
         if low not in METHODS:
-            raise ValueError(f"unknown method {value!r}; use rm or lmm")
+            raise ValueError(f"unknown method {value!r}; use auto, rm, mixed or lmm")
         return low
 
 

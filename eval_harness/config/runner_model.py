@@ -31,6 +31,10 @@ class RunnerBlock(Block):
     temperature: float | None = Field(None, description="openai/anthropic: sampling temperature.")
     max_tokens: int | None = Field(None, ge=1, description="openai/anthropic: output token limit.")
     function: str | None = Field(None, description="python: `module:function`.")
+    isolate: StrictBool = Field(
+        True, description="python: call the function in a child process (default), so "
+        "os._exit / sys.exit / a crash is an errored cell and a timeout kills the call; "
+        "false calls it in this process (shared module state, but an os._exit ends the run).")
     max_budget_usd: float | None = Field(None, ge=0, description="claude-code: --max-budget-usd per run.")
     extra_args: list[str] = Field(default_factory=list, description="claude-code/cli: extra argv.")
     pricing: dict[str, list[float]] | None = Field(

@@ -3,15 +3,17 @@
 A ``check`` body runs as ``def check(outputs, input, expected, arguments)`` (``arguments``
 is the same resolved input, under agent-eval-harness's name) and returns
 ``(value, rationale)`` or a bare value. An exception errors the sample with the
-exception's last line (``ZeroDivisionError: division by zero``).
+exception's last line (``ZeroDivisionError: division by zero``). It runs in a child
+process (:mod:`eval_harness.isolated`): ``sys.exit`` / ``os._exit`` / a crash errors the
+sample, never the run, and a call past its timeout is killed.
 
 A ``module`` judge is imported (the config's directory is on ``sys.path``) and called with
 the keyword arguments its signature accepts among ``outputs``, ``input``, ``expected``,
 ``arguments``, ``annotations`` and ``case_id``.
 
 Both run with a time limit (the judge's ``timeout``, 60 s by default): a call that
-overruns errors that sample's judge (``timed out after Ns``) and is abandoned in its
-thread; until it returns, further calls of the same judge are errored at once instead of
+overruns errors that sample's judge (``timed out after Ns``); a module judge's call is
+abandoned in its thread; until it returns, further calls of the same judge are errored at once instead of
 piling up threads (see :mod:`eval_harness.timed`). A hung judge never hangs the run.
 """
 
@@ -28,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from eval_harness.errors import ConfigError
-from eval_harness.judges.validate import compile_check
+from eval_harness.judges.validate import check_source, compile_check
 from eval_harness.judges.values import JudgeFailure, Outcome
 from eval_harness.timed import Guard, call_with_timeout
 
@@ -75,19 +77,29 @@ class _Timed:
 
 
 class CheckJudge:
-    """An inline Python ``check`` body."""
+    """An inline Python ``check`` body, run in a child process (:mod:`eval_harness.isolated`):
+    a body calling ``os._exit`` / ``sys.exit`` errors that sample, never the run; one past
+    its timeout is killed."""
 
-    def __init__(self, body: str, where: str, *, timeout: float = 60.0) -> None:
-        namespace: dict[str, Any] = {}
-        exec(compile_check(body, where), namespace)  # the user's own code, by design
-        self._fn: Callable[..., Any] = namespace["__check__"]
-        self._timed = _Timed(timeout)
+    def __init__(self, body: str, where: str, *, timeout: float = 60.0,
+                 base_dir: Path | None = None) -> None:
+        compile_check(body, where)  # a syntax error or no return: ConfigError now
+        self._source = check_source(body)
+        self._where = where
+        self._path = str(base_dir) if base_dir is not None else ""
+        self.timeout = timeout
 
     def evaluate(self, ctx: dict[str, Any], sample_index: int) -> Outcome:
-        """Run the body on private copies (a body mutating ``outputs`` affects nothing else)."""
-        args = copy.deepcopy((ctx["outputs"], ctx["input"], ctx["expected"]))
-        result = self._timed.call(self._fn, args[0], args[1], args[2], copy.deepcopy(ctx["input"]))
-        return split_result(result)
+        """Run the body on the sample (pickled to the child: private copies by design)."""
+        from eval_harness.isolated import POOL
+
+        args = (ctx["outputs"], ctx["input"], ctx["expected"], ctx["input"])
+        out = POOL.call(("check", self._source, self._where, self._path, args), self.timeout)
+        if out.status == "ok":
+            return split_result(out.value)
+        if out.status == "timeout":
+            raise JudgeFailure(f"timed out after {self.timeout:g}s")
+        raise JudgeFailure(out.reason(self.timeout))
 
 
 class FunctionJudge:

@@ -59,7 +59,8 @@ def build_judge(block: JudgeBlock, cfg: EvalConfig, base_dir: Path, cache: Verdi
     """The implementation of one (non-pairwise) judge."""
     kind = block.kind_field
     if kind == "check":
-        return CheckJudge(str(block.check), where + ".check", timeout=block.timeout)
+        return CheckJudge(str(block.check), where + ".check", timeout=block.timeout,
+                          base_dir=base_dir)
     if kind == "module":
         return FunctionJudge(str(block.module), str(block.function), base_dir, where,
                              timeout=block.timeout)

@@ -24,9 +24,14 @@ CLI_PLACEHOLDERS = {"model", "effort", "subagent_model", "workspace", "output_di
                     "condition_id"}
 
 
+def check_source(body: str) -> str:
+    """The function a ``check`` body becomes."""
+    return "def __check__(outputs, input, expected, arguments):\n" + textwrap.indent(body, "    ")
+
+
 def compile_check(body: str, where: str) -> Any:
     """Compile a ``check`` body as the body of ``def check(outputs, input, expected)``."""
-    source = "def __check__(outputs, input, expected, arguments):\n" + textwrap.indent(body, "    ")
+    source = check_source(body)
     try:
         code = compile(source, f"<judge {where}>", "exec")
     except SyntaxError as exc:

@@ -129,11 +129,14 @@ def print_console(
     thresholds: list[dict[str, Any]] | None = None,
     pairwise: Mapping[str, Any] | None = None,
     show_all_cases: bool = False,
+    report: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Print the console report; return the report model it printed (reuse for files)."""
+    """Print the console report; return the report model it printed (reuse for files).
+    ``report``: the model when the caller already built it (``build_report``)."""
     console = console or Console(highlight=False)
-    report = build_report(anova=anova, frame=frame, comparisons=comparisons,
-                          leaderboard=leaderboard, thresholds=thresholds, pairwise=pairwise)
+    if report is None:
+        report = build_report(anova=anova, frame=frame, comparisons=comparisons,
+                              leaderboard=leaderboard, thresholds=thresholds, pairwise=pairwise)
     print_tables(console, report, show_all_cases=show_all_cases)
     if not report["anova"]["available"]:
         console.print(f"ANOVA: {fmt.NOT_AVAILABLE}")

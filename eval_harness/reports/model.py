@@ -236,10 +236,14 @@ def build_report(
     thresholds: list[dict[str, Any]] | None = None,
     pairwise: Mapping[str, Any] | None = None,
     generated_at: str | None = None,
+    tables: tuple[pd.DataFrame, pd.DataFrame] | None = None,
 ) -> dict[str, Any]:
-    """The report document (schema_version 1, see docs/reports.md)."""
+    """The report document (schema_version 1, see docs/reports.md).
+
+    ``tables``: (samples, case verdicts) of ``frame`` under the default verdict rule, when
+    the caller already built them (``analysis.compare.verdicts.verdict_tables``)."""
     frame = _with_design_order(frame, anova)
-    samples, cases = sm.verdict_tables(frame)
+    samples, cases = tables if tables is not None else sm.verdict_tables(frame)
     conditions = _in_level_order(sm.condition_rows(frame, samples, cases),
                                  frame.attrs.get("levels") or {})
     _overlay_summaries(conditions, anova.get("condition_summaries"),

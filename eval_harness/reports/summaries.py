@@ -22,7 +22,8 @@ import pandas as pd
 from eval_harness.analysis.compare.build import condition_table
 from eval_harness.analysis.compare.compare import num
 from eval_harness.analysis.compare.paired import paired_t
-from eval_harness.analysis.compare.verdicts import VerdictRule, case_verdicts, sample_table
+from eval_harness.analysis.compare.verdicts import VerdictRule
+from eval_harness.analysis.compare.verdicts import verdict_tables as _verdict_tables
 from eval_harness.analysis.compare.wilson import wilson_interval
 
 
@@ -49,8 +50,7 @@ def verdict_tables(
     frame: pd.DataFrame, rule: VerdictRule | None = None
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """(samples, case verdicts) of ``analysis.compare.verdicts``."""
-    samples = sample_table(frame, rule or VerdictRule())
-    return samples, case_verdicts(samples)
+    return _verdict_tables(frame, rule)
 
 
 def condition_rows(

@@ -74,18 +74,21 @@ def write_reports(
     runs_root: Path | Sequence[Path] | None = None,
     formats: Sequence[str] = FORMATS,
     generated_at: str | None = None,
+    report: Mapping[str, Any] | None = None,
 ) -> dict[str, Path]:
     """Write the requested reports into ``out_dir``; return {format: path}.
 
     ``runs_root`` (the runs directory) feeds the HTML per-case drill-down; without it the
-    drill-down says "not available". ``generated_at`` defaults to now (UTC).
+    drill-down says "not available". ``generated_at`` defaults to now (UTC). ``report``: the
+    report model when the caller already built it (``build_report``), so it is built once.
     """
     fmts = parse_formats(formats)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    report = build_report(anova=anova, frame=frame, comparisons=comparisons,
-                          leaderboard=leaderboard, thresholds=thresholds, pairwise=pairwise,
-                          generated_at=generated_at or now_iso())
+    if report is None:
+        report = build_report(anova=anova, frame=frame, comparisons=comparisons,
+                              leaderboard=leaderboard, thresholds=thresholds,
+                              pairwise=pairwise, generated_at=generated_at or now_iso())
     written: dict[str, Path] = {}
     for f in fmts:
         path = out_dir / FILENAMES[f]

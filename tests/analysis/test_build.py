@@ -70,8 +70,9 @@ def test_contract_fields_and_schema() -> None:
     assert doc["design"]["factors"] == LEVELS
     assert (doc["design"]["n_conditions"], doc["design"]["n_cases"], doc["design"]["replications"]) == (6, 12, 2)
     assert doc["design"]["balanced"] is True
-    assert doc["method"] == {"name": "rm", "label": doc["method"]["label"], "sphericity": "greenhouse-geisser",
-                             "fit": "closed-form balanced"}
+    assert doc["method"] == {"name": "rm", "requested": "auto", "label": doc["method"]["label"],
+                             "sphericity": "greenhouse-geisser", "fit": "closed-form balanced"}
+    assert "method auto → rm: every case has a value in every cell" in doc["notes"]
     assert list(doc["terms"]) == ["model", "effort", "model:effort"]
     for key in ("F", "df_num", "df_den", "gg_epsilon", "p_uncorrected", "p_raw", "p_adjusted",
                 "significant", "partial_eta_sq"):
@@ -147,12 +148,18 @@ def test_errored_samples_are_listed_never_zero() -> None:
     y = _data(k=1)
     y[0, 0, 0, 0] = np.nan  # errored: case c0 misses a cell
     df = frame_from(y)
-    doc = build_anova(df)
+    doc = build_anova(df, method="rm")
     _valid(doc)
     assert doc["errored_samples"]["count"] == 1
     assert doc["errored_samples"]["samples"][0]["case_id"] == "c0"
     assert [c["case_id"] for c in doc["excluded_cases"]] == ["c0"]
     assert doc["design"]["n_cases"] == 11
+    auto = build_anova(df)  # the default keeps c0 through the random-slopes model
+    _valid(auto)
+    assert auto["method"]["name"] == "mixed" and auto["method"]["requested"] == "auto"
+    assert auto["excluded_cases"] == [] and auto["design"]["n_cases"] == 12
+    assert any(n.startswith("method auto → mixed: 1 of 12 case(s)") for n in auto["notes"])
+    assert all(b.get("source") == "fitted model" for b in auto["contrasts"].values())
     first = doc["condition_summaries"][0]
     assert first["levels"] == {"model": "m1", "effort": "low"}
     assert first["errored"] == 1 and first["n"] == 11

@@ -71,3 +71,26 @@ def test_every_sample_errored_is_said_plainly(tmp_path: Path) -> None:
     anova = json.loads((tmp_path / "out" / "anova.json").read_text())
     assert anova["errored_samples"]["count"] == 4 and anova["terms"] == {}
     assert anova["status"] == "no_scored_samples"
+
+
+def test_default_method_keeps_incomplete_cases_and_says_so(tmp_path: Path) -> None:
+    import sys
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "analysis"))
+    from rundir_writer import write_native
+
+    data = {(m, e): {f"c{i}": [{"q": float((7 * i + 3 * len(m + e) + i * (m == "m2")) % 11)}]
+                     for i in range(8) if not (i == 0 and (m, e) == ("m2", "high"))}
+            for m in ("m1", "m2") for e in ("low", "high")}
+    write_native(tmp_path / "runs", data, ["model", "effort"], ranges={"q": [0, 10]})
+    code, _, err = run_cli("--analyze-only", str(tmp_path / "runs"), "--output",
+                           str(tmp_path / "o"))
+    assert code == 0, err
+    assert "method auto → mixed: 1 of 8 case(s) miss cells" in err
+    anova = json.loads((tmp_path / "o" / "anova.json").read_text())
+    assert anova["method"]["name"] == "mixed" and anova["method"]["requested"] == "auto"
+    assert anova["excluded_cases"] == [] and anova["design"]["n_cases"] == 8
+    code, _, err = run_cli("--analyze-only", str(tmp_path / "runs"), "--output",
+                           str(tmp_path / "r"), "--method", "rm")
+    anova = json.loads((tmp_path / "r" / "anova.json").read_text())
+    assert code == 0 and anova["method"]["name"] == "rm" and len(anova["excluded_cases"]) == 1

@@ -1,7 +1,7 @@
 """Degenerate inputs through `--analyze-only` under every method: never a traceback.
 
-Each scenario is a set of run directories; every method must exit 0 or 2 and, when it
-writes anova.json / comparisons.json, write strict JSON (no NaN / Infinity tokens) with a
+Each scenario is a set of run directories; every method must exit 0 (the issue allows 0
+or 2; all of these have something to report) and write strict JSON (no NaN / Infinity tokens) with a
 reason for every excluded term.
 """
 
@@ -21,7 +21,8 @@ from tests.conftest import run_cli
 
 FACTORS = ["model", "effort"]
 CELLS = [("m1", "low"), ("m1", "high"), ("m2", "low"), ("m2", "high")]
-METHODS = [("--method", "rm"), ("--method", "lmm"), ("--method", "lmm", "--keep-incomplete")]
+METHODS = [("--method", "auto"), ("--method", "rm"), ("--method", "mixed"), ("--method", "lmm"),
+           ("--method", "lmm", "--keep-incomplete")]
 
 
 def _grid(value: Any, n_cases: int = 6, reps: int = 1) -> dict[tuple[str, str], dict[str, list[Any]]]:
@@ -95,11 +96,10 @@ def test_degenerate_input_never_crashes(corpus: dict[str, Path], tmp_path: Path,
     out = tmp_path / "out"
     code, stdout, err = run_cli("--analyze-only", str(corpus[scenario]), "--output", str(out),
                                 "--per-judge", *method)
-    assert code in (0, 2), err
+    # every scenario here has something to report, so the bar is exit 0 (the issue allows
+    # 0 or 2; a 2 here was a bug: "unknown ANOVA method" for a mixed model not fitted)
+    assert code == 0, err
     assert "Traceback" not in err and "Traceback" not in stdout
-    if code == 2:
-        assert err.strip(), "exit 2 needs a reason"
-        return
     anova = _strict((out / "anova.json").read_text())
     for entry in anova["excluded_terms"]:
         assert isinstance(entry["reason"], str) and entry["reason"].strip()

@@ -54,7 +54,7 @@ def test_per_judge_must_be_real_boolean(value: Any) -> None:
     assert err.key_path == "matrix.analysis.per_judge"
 
 
-@pytest.mark.parametrize("method", ["RM", "Lmm"])
+@pytest.mark.parametrize("method", ["RM", "Lmm", "Mixed", "AUTO"])
 def test_method_any_case(method: str) -> None:
     m = MatrixBuilder.from_yaml({"factors": {"model": ["a"]}, "analysis": {"method": method}})
     assert m.block.analysis.method == method.lower()
@@ -92,4 +92,4 @@ def test_defaults() -> None:
     assert m.replications == 1
     assert m.block.analysis.correction == "holm"
     assert m.block.analysis.per_judge is False
-    assert m.block.analysis.method == "rm"
+    assert m.block.analysis.method == "auto"  # rm when complete, else mixed (issue 15)

@@ -54,8 +54,11 @@ def user_module(tmp_path: Path):
 def _eval(tmp_path: Path, module: str, *, factors: dict[str, list[Any]] | None = None,
           execution: dict[str, Any] | None = None, runner: dict[str, Any] | None = None,
           n_cases: int = 3) -> Path:
+    # in-process (isolate: false): these tests read the module's state in this process;
+    # the default, isolated mode is covered in test_pyfunc_isolated.py
     return write_eval(tmp_path, factors=factors or {"model": ["m1"]}, n_cases=n_cases,
-                      runner={"type": "python", "function": f"{module}:run", **(runner or {})},
+                      runner={"type": "python", "function": f"{module}:run", "isolate": False,
+                              **(runner or {})},
                       execution=execution)
 
 

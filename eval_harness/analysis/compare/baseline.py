@@ -35,6 +35,7 @@ from typing import Any
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from eval_harness.analysis.shared import SharedDict, SharedList
 from eval_harness.errors import ConfigError, UsageError
 from eval_harness.redact import redact
 
@@ -301,8 +302,8 @@ def load_baseline(path: str | os.PathLike[str]) -> pd.DataFrame:
                 frame[col] = frame[col].astype(dtype)
     frame.attrs["factors"] = list(doc.factors)
     frame.attrs["levels"] = {k: list(v) for k, v in doc.levels.items()}
-    frame.attrs["issues"] = list(doc.issues)
-    frame.attrs["case_tags"] = {k: dict(v) for k, v in doc.case_tags.items()}
+    frame.attrs["issues"] = SharedList(doc.issues)
+    frame.attrs["case_tags"] = SharedDict({k: dict(v) for k, v in doc.case_tags.items()})
     frame.attrs["baseline"] = {
         "path": file,
         "eval": doc.eval,

@@ -127,15 +127,18 @@ def build_comparisons(
     cluster_key: str | None = None,
     n_permutations: int = 20_000,
     n_bootstrap: int = 2_000,
+    cases: pd.DataFrame | None = None,
 ) -> dict[str, Any]:
-    """The ``comparisons.json`` document (schema_version 1). See the module docstring."""
+    """The ``comparisons.json`` document (schema_version 1). See the module docstring.
+
+    ``cases``: ``case_verdicts(sample_table(frame, rule))`` when the caller already has it."""
     if not 0.0 < alpha < 1.0:
         raise UsageError(f"alpha must be in (0, 1), got {alpha}")
     if frame.empty:
         raise AnalysisError("no runs to compare")
     rule = rule or VerdictRule()
     key, clusters = _clusters(frame, cluster_key)
-    cases_new = case_verdicts(sample_table(frame, rule))
+    cases_new = cases if cases is not None else case_verdicts(sample_table(frame, rule))
     factors = [f for f in frame.attrs.get("factors", []) if f in frame.columns]
     conds = condition_table(frame)
     info = {

@@ -43,13 +43,16 @@ def build_leaderboard(
     alpha: float = 0.05,
     stratify_by: str | None = None,
     rule: VerdictRule | None = None,
+    cases: pd.DataFrame | None = None,
 ) -> dict[str, Any]:
-    """The leaderboard document (JSON-ready). ``stratify_by`` names a case tag."""
+    """The leaderboard document (JSON-ready). ``stratify_by`` names a case tag;
+    ``cases``: ``case_verdicts(sample_table(frame, rule))`` when the caller has it."""
     if not 0.0 < alpha < 1.0:
         raise UsageError(f"alpha must be in (0, 1), got {alpha}")
     if frame.empty:
         raise AnalysisError("no runs for the leaderboard")
-    cases = case_verdicts(sample_table(frame, rule or VerdictRule()))
+    if cases is None:
+        cases = case_verdicts(sample_table(frame, rule or VerdictRule()))
     factors = [f for f in frame.attrs.get("factors", []) if f in frame.columns]
     conds = condition_table(frame)
     cids = conds["condition_id"].astype(str).tolist()

@@ -92,6 +92,15 @@ def anova_frame(
     levels: Mapping[str, Sequence[Any]] | None = None,
 ) -> tuple[AnovaResult, list[dict[str, Any]]]:
     """ANOVA of tidy rows; returns the result and the excluded cases (with missing cells)."""
+    if isinstance(method, str) and method.lower() in ("auto", "mixed"):
+        from eval_harness.analysis.stats.slopes import fitted_mixed  # imports this module
+
+        cm = cell_means(df, factors, response, case)
+        lv = observed_levels(cm, factors, levels)
+        y, excluded = _balanced_array(cm, factors, lv, response, case)
+        if method.lower() == "auto" and not excluded:
+            return anova_balanced(y, factors, lv, "rm"), []
+        return fitted_mixed(cm, factors, lv, response, case), []
     method = check_method(method)
     if keep_incomplete and method != "lmm":
         raise StatsInputError("keep_incomplete needs method 'lmm' (rm requires complete cases)")
@@ -198,5 +207,10 @@ def fitted_lmm(
                 ss=ss, ss_error=fit.sigma2 * ddf, ms=ss / q, ms_error=fit.sigma2,
             )
     notes = ("case variance on the REML boundary (0): the model is OLS on cell means",) if fit.boundary else ()
+    from eval_harness.analysis.stats.slopes import SlopesModel  # imports this module
+
+    model = SlopesModel(fit, tuple(kf), tuple(tuple(levels[j]) for j in keep), dict(cols), (), (),
+                        "(1 | case)")
     return AnovaResult(**base, terms=terms, excluded_terms=tuple(excluded),  # type: ignore[arg-type]
-                       case_variance=fit.sigma2_case, residual_variance=fit.sigma2, notes=notes)
+                       case_variance=fit.sigma2_case, residual_variance=fit.sigma2, notes=notes,
+                       model=model)

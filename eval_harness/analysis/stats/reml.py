@@ -22,6 +22,7 @@ of the REML deviance); then df = 2E/(E − q) with E = Σ ν_m/(ν_m − 2). On 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
 
 import numpy as np
 from scipy import optimize
@@ -162,7 +163,24 @@ def fit_random_intercept(x: np.ndarray, y: np.ndarray, case_codes: np.ndarray) -
     return RemlFit(beta, cov, sigma2, s2c, False, sums.n_obs, sums.p, (d_case, d_resid), acov)
 
 
-def satterthwaite_nu(fit: RemlFit, contrast: np.ndarray) -> float:
+class WaldFit(Protocol):
+    """What the Wald F and Satterthwaite df need from a fit (RemlFit, mixed.MixedFit)."""
+
+    @property
+    def beta(self) -> np.ndarray: ...
+    @property
+    def cov_beta(self) -> np.ndarray: ...
+    @property
+    def grad_cov(self) -> tuple[np.ndarray, ...] | None: ...
+    @property
+    def acov_phi(self) -> np.ndarray | None: ...
+    @property
+    def n_obs(self) -> int: ...
+    @property
+    def n_params(self) -> int: ...
+
+
+def satterthwaite_nu(fit: WaldFit, contrast: np.ndarray) -> float:
     """Satterthwaite df of one contrast lᵀβ."""
     var = float(contrast @ fit.cov_beta @ contrast)
     if fit.grad_cov is None or fit.acov_phi is None:
@@ -171,7 +189,7 @@ def satterthwaite_nu(fit: RemlFit, contrast: np.ndarray) -> float:
     return 2.0 * var**2 / float(g @ fit.acov_phi @ g)
 
 
-def wald_term(fit: RemlFit, hyp: np.ndarray) -> tuple[float, float]:
+def wald_term(fit: WaldFit, hyp: np.ndarray) -> tuple[float, float]:
     """(F, denominator df) for the hypothesis L β = 0 (L = `hyp`, full row rank q).
 
     F and the df are computed on the eigen-contrasts Pᵀ L of L Cov Lᵀ = P D Pᵀ; the F is

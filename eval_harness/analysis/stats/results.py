@@ -58,6 +58,9 @@ class AnovaResult:
     residual_variance: float | None
     fit: str
     notes: tuple[str, ...] = field(default=())
+    #: the fitted model behind the table (method `mixed`: a `slopes.SlopesModel`), for
+    #: contrasts from the same fit
+    model: Any = None
 
     def p_raw(self) -> dict[str, float]:
         """Raw p per tested term, in term order (the family for a correction)."""

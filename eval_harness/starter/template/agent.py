@@ -9,7 +9,9 @@ Prints one JSON object: {"output": ..., "usage": {"input_tokens", "output_tokens
 Replace it with your own program in eval.yaml's `runner.command`.
 """
 
+import ast
 import json
+import operator
 import os
 import random
 import sys
@@ -17,6 +19,22 @@ import sys
 SLIP = {"starter-small": 0.7, "starter-large": 0.12}
 TIER = {"easy": 0.5, "medium": 1.0, "hard": 1.6}
 HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+OPS = {ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul}
+
+
+def calc(node):
+    """Integer arithmetic (+, -, *, parentheses) only: never eval() text from a file."""
+    if isinstance(node, ast.Expression):
+        return calc(node.body)
+    if isinstance(node, ast.Constant) and type(node.value) is int:
+        return node.value
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return -calc(node.operand)
+    if isinstance(node, ast.BinOp) and type(node.op) in OPS:
+        return OPS[type(node.op)](calc(node.left), calc(node.right))
+    raise ValueError("not integer arithmetic")
 
 
 def arg(name):
@@ -35,7 +53,7 @@ def main():
         cases = {c["id"]: c for c in map(json.loads, filter(str.strip, fh))}
     case = cases[case_id]
     expr = question.removeprefix("What is ").rstrip("?")
-    result = eval(expr, {"__builtins__": {}})  # the cases are trusted arithmetic
+    result = calc(ast.parse(expr, mode="eval"))
     rng = random.Random(f"{case_id}:{model}:{style}:{os.environ.get('EVAL_REPLICATION')}")
     slip = SLIP[model] * TIER[case["tags"]["tier"]] * (0.5 if style == "stepwise" else 1.0)
     if rng.random() < slip:

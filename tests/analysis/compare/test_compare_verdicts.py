@@ -90,3 +90,31 @@ def test_unavailable_composite_falls_back_to_booleans_or_unscored(make_frame: Bu
     comp = doc["comparisons"][0]
     assert comp["unscored"] == ["a", "b"] and comp["errored"] == []
     assert gate(doc) == (False, [])
+
+
+def test_join_unique_sorts_dedups_and_skips_empty() -> None:
+    from eval_harness.analysis.compare.verdicts import join_unique
+
+    groups = np.array([0, 0, 0, 2, 2, 3])
+    items = np.array(["b", "a", "b", "", "c", ""], dtype=object)
+    assert join_unique(groups, 4, items).tolist() == ["a,b", "", "c", ""]
+    # more than 62 distinct items: the per-group join path gives the same answer
+    many = np.array([f"j{i:03d}" for i in range(70)] * 2, dtype=object)
+    grp = np.repeat([0, 1], 70)
+    out = join_unique(grp[::-1].copy(), 2, many)
+    assert out[0] == out[1] == ",".join(f"j{i:03d}" for i in range(70))
+
+
+def test_verdicts_of_a_tagged_frame_match_a_per_group_reference(make_frame: Builder) -> None:
+    frame = make_frame({("m1",): {"a": [1, 0, None], "b": [0.2, 0.9, 0.7]},
+                        ("m2",): {"a": [1, 1, 1], "b": [None, None, None]}})
+    frame.attrs["case_tags"] = {"a": {"tier": "easy"}, "b": {"tier": "hard"}}
+    samples = sample_table(frame)
+    cases = case_verdicts(samples)
+    for (cid, case), g in samples.groupby(["condition_id", "case_id"], sort=False):
+        row = cases[(cases["condition_id"] == cid) & (cases["case_id"] == case)].iloc[0]
+        usable = g[g["passed"].notna()]
+        assert row["n_attempts"] == len(g) and row["n_usable"] == len(usable)
+        assert row["n_pass"] == int(usable["passed"].sum())
+        judges = sorted({j for v in usable["judges"] for j in v.split(",") if j})
+        assert row["judges"] == ",".join(judges)

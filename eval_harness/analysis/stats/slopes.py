@@ -1,0 +1,318 @@
+"""ANOVA and contrasts from the random-slopes mixed model (method `mixed`).
+
+Structure rule (documented in docs/statistics.md §3.3; mirrored in R by
+tests/analysis/stats/r_reference/random_slopes.R):
+
+1. Maximal identifiable on cell means: intercept + by-case slopes of every term except the
+   highest-order interaction (its term × case stratum is the residual; with one factor
+   that leaves the intercept only). Slope terms are listed in `A*B*...` term order.
+2. lme4's identifiability check: while N ≤ n_cases · q (as many random effects as
+   observations), drop the last slope term.
+3. Fit with correlated effects `(1 + ... | case)`. If singular (a θ on its lower bound,
+   `lme4::isSingular`, tol 1e-4): uncorrelated `(1 + ... || case)`. With more than
+   MAX_CORRELATED = 6 random effects per case (e.g. four 2-level factors) the correlated
+   fit is skipped and the rule starts at `||`.
+4. While the `||` fit is singular: drop every slope term with a zero-variance column and
+   refit. A zero *intercept* variance is kept: the fit is reported at the boundary.
+
+Terms: type-3 Wald F with Satterthwaite df (`reml.wald_term`, lmerTest's basis).
+Contrasts: marginal means with equal weights over the other factors' levels (emmeans'
+default), estimate lᵀβ̂, SE √(lᵀ Cov l), Satterthwaite df of l (`emmeans(fit, pairwise ~ A,
+lmer.df = "satterthwaite")`).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, cast
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from eval_harness.analysis.stats.balanced import CONSTANT_REL, REASONS, REL_ZERO, too_large
+from eval_harness.analysis.stats.correction import adjust_pvalues, canonical_correction
+from eval_harness.analysis.stats.design import contr_sum, term_name, term_subsets
+from eval_harness.analysis.stats.errors import StatsInputError
+from eval_harness.analysis.stats.frame import type3_hypothesis
+from eval_harness.analysis.stats.mixed import (
+    SINGULAR_TOL,
+    CaseSums,
+    MixedFit,
+    Structure,
+    fit_at,
+    fit_mixed,
+    slope_structure,
+)
+from eval_harness.analysis.stats.reml import WaldFit, satterthwaite_nu, wald_term
+from eval_harness.analysis.stats.results import AnovaResult, Contrast, ExcludedTerm, TermResult
+
+MIXED_LABEL = "mixed model with by-case random slopes (REML, Satterthwaite df)"
+#: above this many random effects per case the correlated fit is skipped (its θ has
+#: q(q+1)/2 entries and the Satterthwaite Hessian needs O(q⁴) deviance evaluations)
+MAX_CORRELATED = 6
+
+
+@dataclass(frozen=True)
+class SlopesModel:
+    """A fitted model with what contrasts need: factors, levels, coding, term columns.
+
+    `fit` is a `mixed.MixedFit` (method `mixed`) or a `reml.RemlFit` (`lmm` keeping
+    incomplete cases): contrasts only need β̂, Cov(β̂) and its derivatives.
+    """
+
+    fit: WaldFit
+    factors: tuple[str, ...]
+    levels: tuple[tuple[Any, ...], ...]
+    cols: dict[tuple[int, ...], np.ndarray]
+    slopes: tuple[tuple[int, ...], ...]
+    notes: tuple[str, ...]
+    random: str  # the random part, lme4 syntax
+
+    def formula(self) -> str:
+        """`y ~ A*B + <random part>` (slopes are numeric sum-coded columns in R)."""
+        return f"y ~ {'*'.join(self.factors)} + {self.random}"
+
+
+def random_part(factors: Sequence[str], slopes: Sequence[tuple[int, ...]], correlated: bool) -> str:
+    """`(1 + A + B | case)`, `(1 + A || case)` or `(1 | case)`."""
+    if not slopes:
+        return "(1 | case)"
+    bar = "|" if correlated else "||"
+    return f"(1 + {' + '.join(term_name(factors, s) for s in slopes)} {bar} case)"
+
+
+def design_matrix(data: pd.DataFrame, factors: Sequence[str], levels: Sequence[Sequence[Any]]
+                  ) -> tuple[np.ndarray, dict[tuple[int, ...], np.ndarray]]:
+    """Full-factorial `contr.sum` design of `y ~ A*B*...` and the columns of each term."""
+    coded = []
+    for f, lv in zip(factors, levels, strict=True):
+        codes = pd.Categorical(data[f], categories=list(lv)).codes
+        coded.append(contr_sum(len(lv))[codes])
+    blocks = [np.ones((len(data), 1))]
+    cols: dict[tuple[int, ...], np.ndarray] = {}
+    start = 1
+    for subset in term_subsets(len(factors)):
+        block = np.ones((len(data), 1))
+        for j in subset:
+            block = np.einsum("ra,rb->rab", block, coded[j]).reshape(len(data), -1)
+        blocks.append(block)
+        cols[subset] = np.arange(start, start + block.shape[1])
+        start += block.shape[1]
+    return np.hstack(blocks), cols
+
+
+def term_hypothesis(levels: Sequence[Sequence[Any]], subset: tuple[int, ...], cols: np.ndarray,
+                    x: np.ndarray) -> np.ndarray:
+    """lmerTest's hypothesis matrix of a term (the Satterthwaite df depends on its basis).
+
+    With several terms: the type-3 basis (`frame.type3_hypothesis`). With one term lmerTest
+    returns its type-1 contrasts: the term's rows of Uᵀ, XᵀX = U D Uᵀ with U unit lower
+    triangular (the "Doolittle" factorisation; lmerTest `get_contrasts_type1`).
+    """
+    if len(levels) > 1:
+        return type3_hypothesis([tuple(lv) for lv in levels], subset, cols, x.shape[1])
+    chol = np.linalg.cholesky(x.T @ x)
+    unit = chol / np.diag(chol)[None, :]
+    return np.asarray(unit.T[cols, :])
+
+
+def _structure(cols: Mapping[tuple[int, ...], np.ndarray], slopes: Sequence[tuple[int, ...]],
+               correlated: bool) -> Structure:
+    return slope_structure([list(cols[s]) for s in slopes], correlated)
+
+
+def _zero_slopes(fit: MixedFit, cols: Mapping[tuple[int, ...], np.ndarray],
+                 slopes: Sequence[tuple[int, ...]]) -> list[tuple[int, ...]]:
+    """Slope terms with a zero-variance column in an uncorrelated fit (θ = sd ratio)."""
+    where = {c: k for k, c in enumerate(fit.structure.cols)}
+    return [s for s in slopes if any(fit.theta[where[c]] < SINGULAR_TOL for c in cols[s])]
+
+
+def choose_and_fit(sums: CaseSums, cols: Mapping[tuple[int, ...], np.ndarray], k: int
+                   ) -> tuple[MixedFit, list[tuple[int, ...]], list[str]]:
+    """The structure rule of the module docstring; returns the final fit (with df)."""
+    notes: list[str] = []
+    slopes = [s for s in term_subsets(k) if len(s) < k]
+
+    def q(sl: Sequence[tuple[int, ...]]) -> int:
+        return 1 + sum(len(cols[s]) for s in sl)
+
+    while slopes and sums.n_obs <= sums.n_cases * q(slopes):
+        notes.append(f"slopes of {_names(k, [slopes[-1]])} dropped: as many random effects as "
+                     f"observations ({sums.n_obs} ≤ {sums.n_cases} cases × {q(slopes)})")
+        slopes = slopes[:-1]
+    correlated = True
+    fit: MixedFit | None = None
+    if slopes:
+        if q(slopes) > MAX_CORRELATED:
+            fit = None
+            notes.append(f"{q(slopes)} random effects per case: fitted without correlations "
+                         f"(||); a correlated fit would estimate {q(slopes) * (q(slopes) + 1) // 2} "
+                         "covariance parameters")
+        else:
+            fit = fit_mixed(sums, _structure(cols, slopes, True), with_df=False)
+        if fit is None or fit.singular:
+            correlated = False
+            if fit is not None:
+                notes.append("correlated random effects gave a singular fit: correlations "
+                             "dropped (||)")
+            while True:
+                fit = fit_mixed(sums, _structure(cols, slopes, False), with_df=False)
+                zero = _zero_slopes(fit, cols, slopes) if fit.singular else []
+                if not zero:
+                    break
+                notes.append(f"zero variance: slopes of {_names(k, zero)} dropped")
+                slopes = [s for s in slopes if s not in zero]
+                if not slopes:
+                    break
+    st = _structure(cols, slopes, correlated and bool(slopes))
+    # the last selection fit is the final model: reuse its optimum, add the df ingredients
+    final = (fit_at(sums, st, fit.theta, fit.deviance) if fit is not None and fit.structure == st
+             else fit_mixed(sums, st))
+    if final.singular:
+        notes.append("boundary fit: a variance component is estimated at 0 (as lme4 reports "
+                     "it, singular fit); tests use the fit at the boundary")
+    return final, slopes, notes
+
+
+def _names(k: int, subsets: Sequence[tuple[int, ...]]) -> str:
+    letters = [f"#{j}" for j in range(k)]
+    return ", ".join(term_name(letters, s) for s in subsets)
+
+
+def fit_slopes_model(cm: pd.DataFrame, factors: Sequence[str], levels: Sequence[Sequence[Any]],
+                     response: str, case: str) -> SlopesModel:
+    """Fit the model to one row per (case, cell) mean; X must have full column rank."""
+    x, cols = design_matrix(cm, factors, levels)
+    y = cm[response].to_numpy(dtype=float)
+    codes = pd.factorize(cm[case])[0]
+    sums = CaseSums.from_rows(x, y, codes)
+    fit, slopes, notes = choose_and_fit(sums, cols, len(factors))
+    named = list(notes)
+    for j, f in enumerate(factors):
+        named = [n.replace(f"#{j}", f) for n in named]
+    return SlopesModel(fit, tuple(factors), tuple(tuple(lv) for lv in levels), dict(cols),
+                       tuple(slopes), tuple(named),
+                       random_part(factors, slopes, fit.structure.correlated))
+
+
+def _cell_rows(model: SlopesModel, fixed: Mapping[int, int]) -> tuple[np.ndarray, list[tuple[int, ...]]]:
+    """Design rows of every cell (level indices), restricted to `fixed` {factor: level}."""
+    idx = [range(len(lv)) if j not in fixed else [fixed[j]] for j, lv in enumerate(model.levels)]
+    cells = list(itertools.product(*idx))
+    frame = pd.DataFrame({f: [model.levels[j][c[j]] for c in cells] for j, f in enumerate(model.factors)})
+    x, _ = design_matrix(frame, model.factors, model.levels)
+    return x, cells
+
+
+def model_contrasts(model: SlopesModel, factor: str, correction: str = "holm", alpha: float = 0.05,
+                    within: Mapping[str, object] | None = None, conf_level: float = 0.95
+                    ) -> list[Contrast]:
+    """Pairwise differences of marginal means of `factor` from the fitted model."""
+    kind = canonical_correction(correction)
+    if factor not in model.factors:
+        raise StatsInputError(f"unknown factor {factor!r}; factors are {list(model.factors)}")
+    j = model.factors.index(factor)
+    fixed: dict[int, int] = {}
+    for name, level in (within or {}).items():
+        if name == factor or name not in model.factors:
+            raise StatsInputError(f"`within` names {name!r}, which is not another factor")
+        jj = model.factors.index(name)
+        if level not in model.levels[jj]:
+            raise StatsInputError(f"level {level!r} is not a level of {name!r}")
+        fixed[jj] = list(model.levels[jj]).index(level)
+    x, cells = _cell_rows(model, fixed)
+    lv = model.levels[j]
+    means = [x[[c[j] == a for c in cells]].mean(axis=0) for a in range(len(lv))]
+    rows = []
+    fit = model.fit
+    for a in range(len(lv)):
+        for b in range(a + 1, len(lv)):
+            vec = means[a] - means[b]
+            est = float(vec @ fit.beta)
+            var = float(vec @ fit.cov_beta @ vec)
+            se = float(np.sqrt(var)) if var > 0 else 0.0
+            with np.errstate(all="ignore"):
+                df = satterthwaite_nu(fit, vec) if se > 0 else float("nan")
+            rows.append((lv[a], lv[b], est, se, df))
+    with np.errstate(all="ignore"):
+        t_vals = np.array([r[2] / r[3] if r[3] > 0 else np.nan for r in rows])
+        dfs = np.array([r[4] for r in rows], dtype=float)
+        dfs = np.where(np.isfinite(dfs) & (dfs > 0), dfs, np.nan)
+        p_raw = 2.0 * stats.t.sf(np.abs(t_vals), dfs)
+        half = stats.t.ppf(0.5 + conf_level / 2.0, dfs) * np.array([r[3] for r in rows])
+    p_adj = adjust_pvalues(p_raw, kind) if rows else np.array([])
+    out = []
+    for k, (a, b, est, se, _df) in enumerate(rows):
+        ok = bool(np.isfinite(p_raw[k]))
+        out.append(Contrast(a=a, b=b, estimate=est, se=se, df=float(dfs[k]),
+                            ci_low=float(est - half[k]) if ok else float("nan"),
+                            ci_high=float(est + half[k]) if ok else float("nan"),
+                            t=float(t_vals[k]), p_raw=float(p_raw[k]), p_adjusted=float(p_adj[k]),
+                            significant=bool(ok and p_adj[k] < alpha)))
+    return out
+
+
+def fitted_mixed(cm: pd.DataFrame, factors: Sequence[str], levels: Sequence[Sequence[Any]],
+                 response: str, case: str) -> AnovaResult:
+    """ANOVA table of the random-slopes model on (case, cell) means; never raises on
+    degenerate data: terms without a test are excluded with a reason."""
+    keep = [j for j, lv in enumerate(levels) if len(lv) >= 2]
+    kf = [factors[j] for j in keep]
+    kl = [tuple(levels[j]) for j in keep]
+    excluded = [ExcludedTerm(term_name(factors, s), "single level")
+                for s in term_subsets(len(factors)) if any(j not in keep for j in s)]
+    y = cm[response].to_numpy(dtype=float)
+    n_cases = int(cm[case].nunique())
+    base: dict[str, Any] = dict(method="mixed", label=MIXED_LABEL, factors=tuple(factors),
+                                n_cases=n_cases,
+                                levels={f: tuple(levels[j]) for j, f in enumerate(factors)})
+
+    def all_excluded(reason: str, fit: str = "not fitted") -> AnovaResult:
+        extra = [ExcludedTerm(term_name(kf, s), reason) for s in term_subsets(len(kf))]
+        return AnovaResult(**base, terms={}, excluded_terms=tuple(excluded + extra),
+                           case_variance=None, residual_variance=None, fit=fit)
+
+    if not kf:
+        return all_excluded("single level")
+    if n_cases < 2:
+        return all_excluded(REASONS[1].replace("complete ", ""))
+    if too_large(y):
+        return all_excluded(REASONS[6])
+    ss_total = float(((y - y.mean()) ** 2).sum())
+    if not ss_total > CONSTANT_REL * float(y @ y):
+        return all_excluded(REASONS[2])
+    x, cols = design_matrix(cm, kf, kl)
+    if len(y) <= x.shape[1] or np.linalg.matrix_rank(x) < x.shape[1]:
+        return all_excluded("too few observations or an empty cell: the full-factorial "
+                            "model is not estimable")
+    try:
+        with np.errstate(all="ignore"):
+            model = fit_slopes_model(cm, kf, kl, response, case)
+    except (np.linalg.LinAlgError, ValueError, FloatingPointError) as exc:
+        return all_excluded(f"the mixed model could not be fitted ({type(exc).__name__}: {exc})")
+    fit = cast(MixedFit, model.fit)  # fit_slopes_model always fits a MixedFit
+    if not fit.sigma2 > REL_ZERO * ss_total / len(y):
+        return all_excluded("zero residual: F would be infinite", fit=model.formula())
+    terms: dict[str, TermResult] = {}
+    for s in term_subsets(len(kf)):
+        name = term_name(kf, s)
+        with np.errstate(all="ignore"):
+            f_val, ddf = wald_term(fit, term_hypothesis(kl, s, cols[s], x))
+            q = float(cols[s].size)
+            p = float(stats.f.sf(f_val, q, ddf))
+        if not (np.isfinite(f_val) and np.isfinite(p) and ddf > 0):
+            excluded.append(ExcludedTerm(name, REASONS[5]))
+            continue
+        ss = f_val * q * fit.sigma2
+        terms[name] = TermResult(
+            term=name, F=f_val, df_num=q, df_den=ddf, p_uncorrected=p, p_raw=p, gg_epsilon=None,
+            partial_eta_sq=f_val * q / (f_val * q + ddf), ss=ss, ss_error=fit.sigma2 * ddf,
+            ms=ss / q, ms_error=fit.sigma2)
+    notes = (f"random effects: {model.formula()}", *model.notes)
+    return AnovaResult(**base, terms=terms, excluded_terms=tuple(excluded),
+                       case_variance=float(fit.random_cov()[0, 0]), residual_variance=fit.sigma2,
+                       fit=f"REML {model.formula()}, Satterthwaite df", notes=notes, model=model)
