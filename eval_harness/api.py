@@ -38,8 +38,10 @@ _API_ONLY = ("console", "analyze", "judge_check")
 class Analysis:
     """One analysis: the JSON documents as dicts, the tidy frame, and tables as DataFrames.
 
-    ``anova`` and ``comparisons`` are exactly ``anova.json`` and ``comparisons.json``
-    (docs/statistics.md, docs/reports.md list every field).
+    ``anova`` is exactly ``anova.json``; ``comparisons`` is the full comparisons document,
+    per-case rows included (on disk they sit in ``comparisons.cases.jsonl`` beside the
+    ``comparisons.json`` summary; ``analysis.compare.files.read_comparisons`` joins them).
+    docs/statistics.md and docs/reports.md list every field.
     """
 
     anova: dict[str, Any]

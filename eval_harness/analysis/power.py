@@ -30,14 +30,18 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
-
-import numpy as np
-import pandas as pd
-from scipy.stats import norm
-from scipy.stats import t as t_dist
+from statistics import NormalDist
+from typing import TYPE_CHECKING, Any
 
 from eval_harness.errors import ConfigError, UsageError
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+# Normal quantiles from the standard library (Wichura's AS 241, ~1e-16 relative): planning
+# at --dry-run must not import scipy.stats or pandas (seconds of start-up); the t quantile
+# and the frame-based estimate import them when used.
+_NORMAL = NormalDist()
 
 MAX_CASES = 10_000_000  # search bound for the t-based case count
 
@@ -62,7 +66,9 @@ def _check(alpha: float, power: float, case_var: float, resid_var: float) -> Non
 
 def _quantile_sum(alpha: float, power: float, df: float | None) -> float:
     if df is None:
-        return float(norm.ppf(1.0 - alpha / 2.0) + norm.ppf(power))
+        return _NORMAL.inv_cdf(1.0 - alpha / 2.0) + _NORMAL.inv_cdf(power)
+    from scipy.stats import t as t_dist
+
     return float(t_dist.ppf(1.0 - alpha / 2.0, df) + t_dist.ppf(power, df))
 
 
@@ -97,9 +103,9 @@ def power_at(
     se = math.sqrt((case_var + 2.0 * resid_var / replications) / n_cases)
     if se == 0.0:
         return 1.0 if effect != 0 else alpha
-    z = float(norm.ppf(1.0 - alpha / 2.0))
+    z = _NORMAL.inv_cdf(1.0 - alpha / 2.0)
     shift = abs(effect) / se
-    return float(norm.sf(z - shift) + norm.cdf(-z - shift))
+    return _NORMAL.cdf(shift - z) + _NORMAL.cdf(-z - shift)  # sf(x) = cdf(-x)
 
 
 def cases_needed(
@@ -187,6 +193,9 @@ def variance_from_frame(frame: pd.DataFrame, judge: str = "composite") -> PowerP
     the cell means over complete cases, E[MS_res] = σ²_{case×condition} + σ²/K, and K_h is
     the harmonic mean of replications per cell. None with < 2 conditions or < 2 cases.
     """
+    import numpy as np
+    import pandas as pd
+
     df = frame[(frame["judge"] == judge)]
     if "errored" in df:
         df = df[~df["errored"].astype(bool)]

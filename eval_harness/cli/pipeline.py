@@ -194,7 +194,10 @@ def compute_analysis(
         thresholds = evaluate_thresholds(frame, loaded.config)
     pairwise = _pairwise(exp, eval_dir, paths)
     _write_json(out_dir / "anova.json", anova)
-    _write_json(out_dir / "comparisons.json", comparisons)
+    from eval_harness.analysis.compare.files import write_comparisons
+
+    # summary JSON + per-case rows as JSON Lines (docs/reports.md, "comparisons")
+    write_comparisons(out_dir, comparisons, clean=redact)
     _write_json(out_dir / "leaderboard.json", leaderboard)
     _write_json(out_dir / "thresholds.json", {"results": thresholds})
     from eval_harness.reports.model import build_report
@@ -213,7 +216,8 @@ def compute_analysis(
                                 leaderboard=leaderboard, thresholds=thresholds,
                                 pairwise=pairwise, runs_root=list(paths), report=report)
     files = {name: out_dir / name for name in
-             ("anova.json", "comparisons.json", "leaderboard.json", "thresholds.json")}
+             ("anova.json", "comparisons.json", "comparisons.cases.jsonl", "leaderboard.json",
+              "thresholds.json")}
     files.update({f"report.{kind}": path for kind, path in written.items()})
     out = AnalysisOutputs(frame=frame, anova=anova, comparisons=comparisons,
                           leaderboard=leaderboard, thresholds=thresholds, pairwise=pairwise,

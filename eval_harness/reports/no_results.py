@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-STALE = ("comparisons.json", "leaderboard.json", "thresholds.json")
+STALE = ("comparisons.json", "comparisons.cases.jsonl", "leaderboard.json", "thresholds.json")
 
 
 def no_results_document(name: str, headline: str, n_errored: int, reasons: Mapping[str, int],

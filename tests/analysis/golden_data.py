@@ -29,6 +29,7 @@ matrix:
   replications: 3
   analysis:
     per_judge: true
+    method: rm
 judges:
   - name: ok
     check: 'return True, ""'

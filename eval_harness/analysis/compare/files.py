@@ -1,12 +1,95 @@
-"""Reading ``comparisons.json`` back (for scripts and tests)."""
+"""``comparisons.json`` on disk: a small summary plus the per-case rows as JSON Lines.
+
+At scale the per-case rows are almost all of the document (80 MB at 16 conditions × 5,000
+cases as one indented JSON file), so they are written beside it:
+
+- ``comparisons.json`` — the document of ``build_comparisons`` with every comparison's
+  ``cases`` list removed, ``schema_version`` 2, ``cases_file`` naming the rows file and,
+  per comparison, ``n_case_rows``;
+- ``comparisons.cases.jsonl`` — one compact JSON object per line: a per-case row of one
+  comparison (the fields of ``compare.compare_sides``) with ``comparison`` (its index in
+  ``comparisons``), ``kind``, ``reference_id`` and ``candidate_id`` added.
+
+``read_comparisons(out_dir)`` returns the full document (rows put back under ``cases``),
+for version 1 files too. Everything else in the summary is unchanged.
+"""
 
 from __future__ import annotations
 
 import json
+import os
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+SUMMARY = "comparisons.json"
+CASES_FILE = "comparisons.cases.jsonl"
+SCHEMA_VERSION = 2
+_CHUNK = 5_000
+_ROW_KEYS = ("comparison", "kind", "reference_id", "candidate_id")
+
+
+def split_comparisons(doc: Mapping[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """(summary document, per-case rows) of a ``build_comparisons`` document."""
+    summary = {k: v for k, v in doc.items() if k != "comparisons"}
+    summary["schema_version"] = SCHEMA_VERSION
+    summary["cases_file"] = CASES_FILE
+    comps: list[dict[str, Any]] = []
+    rows: list[dict[str, Any]] = []
+    for i, rec in enumerate(doc.get("comparisons") or []):
+        cases = list(rec.get("cases") or [])
+        head = {"comparison": i, "kind": rec.get("kind"),
+                "reference_id": (rec.get("reference") or {}).get("condition_id"),
+                "candidate_id": (rec.get("candidate") or {}).get("condition_id")}
+        rows.extend({**head, **row} for row in cases)
+        comps.append({**{k: v for k, v in rec.items() if k != "cases"},
+                      "n_case_rows": len(cases)})
+    summary["comparisons"] = comps
+    return summary, rows
+
+
+def write_comparisons(out_dir: str | Path, doc: Mapping[str, Any],
+                      clean: Callable[[str], str] = lambda text: text) -> list[Path]:
+    """Write the summary and the rows file (each atomically); ``clean`` filters the text
+    (e.g. secret redaction). Returns the paths written."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    summary, rows = split_comparisons(doc)
+    dumps = json.JSONEncoder(separators=(",", ":"), default=str, allow_nan=False).encode
+    rows_path = out / CASES_FILE
+    tmp = rows_path.with_suffix(".jsonl.tmp")
+    with open(tmp, "w", encoding="utf-8") as fh:
+        for start in range(0, len(rows), _CHUNK):  # one filter call per chunk of rows
+            fh.write(clean("".join(dumps(r) + "\n" for r in rows[start:start + _CHUNK])))
+    os.replace(tmp, rows_path)
+    path = out / SUMMARY
+    tmp = path.with_suffix(".json.tmp")
+    tmp.write_text(clean(json.dumps(summary, indent=2, default=str, allow_nan=False)) + "\n",
+                   encoding="utf-8")
+    os.replace(tmp, path)
+    return [path, rows_path]
+
 
 def read_comparisons(out_dir: str | Path) -> dict[str, Any]:
-    """The comparisons document written into ``out_dir``."""
-    return dict(json.loads((Path(out_dir) / "comparisons.json").read_text(encoding="utf-8")))
+    """The full comparisons document written into ``out_dir`` (per-case rows under each
+    comparison's ``cases``), from a version 2 pair of files or a version 1 file."""
+    out = Path(out_dir)
+    doc = dict(json.loads((out / SUMMARY).read_text(encoding="utf-8")))
+    name = doc.pop("cases_file", None)
+    if name is None:
+        return doc  # version 1: rows inline
+    comps = [dict(c) for c in doc.get("comparisons") or []]
+    for c in comps:
+        c.pop("n_case_rows", None)
+        c["cases"] = []
+    with open(out / Path(str(name)).name, encoding="utf-8") as fh:
+        for line in fh:
+            if line.strip():
+                row = json.loads(line)
+                index = row.pop("comparison")
+                for key in _ROW_KEYS[1:]:
+                    row.pop(key, None)
+                comps[index]["cases"].append(row)
+    doc["comparisons"] = comps
+    doc["schema_version"] = 1
+    return doc

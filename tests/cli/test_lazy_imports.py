@@ -1,0 +1,43 @@
+"""Planning and help stay light: ``--dry-run --json`` and ``--help`` never import pandas,
+scipy.stats, statsmodels or matplotlib (seconds of start-up; see bench/bench_dry_run.py).
+Checked on ``sys.modules`` in a fresh interpreter, not by timing."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from tests.conftest import ROOT
+
+HEAVY = ("pandas", "scipy.stats", "statsmodels", "matplotlib")
+PROBE = f"""
+import contextlib, io, json, sys
+from eval_harness.cli.main import main
+out = io.StringIO()
+with contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+    try:
+        code = main(sys.argv[1:])
+    except SystemExit as exc:  # argparse --help
+        code = exc.code
+print(json.dumps({{"code": code, "heavy": [m for m in {HEAVY!r} if m in sys.modules]}}))
+"""
+
+
+def _probe(*argv: str) -> dict[str, object]:
+    done = subprocess.run([sys.executable, "-c", PROBE, *argv], capture_output=True, text=True,
+                          cwd=ROOT, timeout=120, check=False)
+    assert done.returncode == 0, done.stderr
+    return dict(json.loads(done.stdout.strip().splitlines()[-1]))
+
+
+@pytest.mark.parametrize("argv", [
+    ("--config", str(ROOT / "configs" / "example.yaml"), "--dry-run", "--json"),
+    ("--help",),
+])
+def test_planning_and_help_import_no_heavy_module(argv: tuple[str, ...]) -> None:
+    got = _probe(*argv)
+    assert got["code"] == 0
+    assert got["heavy"] == []
