@@ -41,9 +41,10 @@ def _ng2(frame: pd.DataFrame, factor: str, term: Mapping[str, Any]) -> float | N
     if wide.empty:
         return None
     k = wide.shape[1]
-    ss_cases = float(k * ((wide.mean(axis=1) - wide.to_numpy().mean()) ** 2).sum())
+    with np.errstate(all="ignore"):
+        ss_cases = float(k * ((wide.mean(axis=1) - wide.to_numpy().mean()) ** 2).sum())
     total = ss + ss_cases + ss_err
-    return ss / total if total > 0 else None
+    return _num(ss / total) if total > 0 and math.isfinite(total) else None
 
 
 def _anova_block(anova: Mapping[str, Any], frame: pd.DataFrame) -> dict[str, Any]:
@@ -110,19 +111,18 @@ def aeh_fields(anova: Mapping[str, Any], frame: pd.DataFrame) -> dict[str, Any]:
             s.setdefault(f, v)  # flattened level, unless it would hide one of our fields
         n = len(values)
         s["n_rows"] = n
-        std = float(np.std(values, ddof=1)) if n > 1 else (0.0 if n else None)
-        # overflow (values near 1e308) gives inf: unknown, and anova.json stays strict JSON
-        s["std"] = std if std is None or np.isfinite(std) else None
-        s["min"] = float(values.min()) if n else None
-        s["max"] = float(values.max()) if n else None
+        with np.errstate(all="ignore"):  # huge values: a non-finite spread is null
+            s["std"] = _num(float(np.std(values, ddof=1))) if n > 1 else (0.0 if n else None)
+        s["min"] = _num(float(values.min())) if n else None
+        s["max"] = _num(float(values.max())) if n else None
         costs = run_cost.get(str(s.get("condition_id")))
-        if costs:
+        if costs and _num(sum(costs)) is not None:
             s["cost"] = sum(costs) / len(costs)
         summaries.append(s)
     out["condition_summaries"] = summaries
     out["anova"] = _anova_block(anova, frame)
     out["pareto_frontier"] = _pareto(summaries)
-    per_case: dict[str, dict[str, float]] = {}
+    per_case: dict[str, dict[str, float | None]] = {}
     factors = sorted(factors)  # its key order: "a=x, b=y" over sorted factor names
     if factors and len(comp):
         grouped = comp.groupby([*factors, "case_id"], dropna=False)["value"].mean()
@@ -131,7 +131,7 @@ def aeh_fields(anova: Mapping[str, Any], frame: pd.DataFrame) -> dict[str, Any]:
             levels = parts[:-1]
             key = (str(levels[0]) if len(factors) == 1
                    else ", ".join(f"{f}={v}" for f, v in zip(factors, levels, strict=True)))
-            per_case.setdefault(key, {})[str(parts[-1])] = float(value)
+            per_case.setdefault(key, {})[str(parts[-1])] = _num(float(value))
     out["per_case"] = per_case
     out["n_runs"] = int(frame["run_id"].nunique()) if "run_id" in frame else 0
     out["n_conditions"] = len(summaries)

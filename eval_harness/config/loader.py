@@ -166,7 +166,9 @@ def load_config(
         config = EvalConfig.model_validate(_strip_for_validation(resolved))
     except ValidationError as exc:
         raise validation_to_config_error(exc, origins, str(file)) from None
-    redact.register(redact.config_secrets(merged, environ))  # masked in all output from now
+    # masked in all output from now (the CLI registers the environment's too; the Python
+    # API reaches here without the CLI)
+    redact.register(redact.config_secrets(merged, environ) + redact.env_secrets(environ))
     return LoadedConfig(config=config, raw=merged, path=file.resolve(), origins=origins)
 
 

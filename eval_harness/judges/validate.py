@@ -17,7 +17,7 @@ from typing import Any
 from eval_harness.config.templates import brace_fields, mustache_fields
 from eval_harness.errors import ConfigError
 
-OUTPUT_FIELDS = {"exit_code", "stdout", "stderr", "output", "files", "latency_s", "cost_usd",
+OUTPUT_FIELDS = {"modified_files", "exit_code", "stdout", "stderr", "output", "files", "latency_s", "cost_usd",
                  "tokens", "tool_calls", "trace"}
 CLI_PLACEHOLDERS = {"model", "effort", "subagent_model", "workspace", "output_dir", "timeout",
                     "config_dir", "input_json", "input_file", "case_id", "replication",

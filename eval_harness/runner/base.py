@@ -65,6 +65,7 @@ class RunResult:
     tokens: int | None = None
     steps: list[dict[str, Any]] | None = None  # tool-call trace when reported
     files: dict[str, str] = field(default_factory=dict)
+    modified_files: dict[str, str] = field(default_factory=dict)  # workspace edits
     failure: Failure = "none"
     reason: str | None = None
     retry_after: float | None = None  # seconds, from a Retry-After header

@@ -7,6 +7,7 @@ list) replaces the ``claude`` executable (e.g. a wrapper script). The run's work
 (``cases/<id>/workspace``) is the working directory. The JSON reply's ``result``,
 ``total_cost_usd`` (Claude Code states the cost, so it is recorded), ``usage`` and
 ``is_error`` are read; ``is_error: true`` ends the cell errored with its ``subtype``.
+Files the run creates or changes in the workspace are the judges' ``outputs.modified_files``.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from eval_harness.runner.base import RunRequest, RunResult, register, tee_prefix
 from eval_harness.runner.cli import classify_exit, context_env, fill_from_reply, parse_json_reply
 from eval_harness.runner.llm import user_message
 from eval_harness.runner.process import ProcessGroup
+from eval_harness.runner.workspace import modified_files, snapshot
 
 
 class ClaudeCodeRunner:
@@ -59,6 +61,7 @@ class ClaudeCodeRunner:
         cfg = self.config
         workspace = request.case_dir / "workspace"
         workspace.mkdir(exist_ok=True)
+        before = snapshot(workspace)
         argv = self.build_argv(request)
         env = {**os.environ, **cfg.execution.env, **context_env(request)}
         if request.subagent_model is not None:
@@ -73,6 +76,7 @@ class ClaudeCodeRunner:
                            stderr=outcome.stderr, latency_s=outcome.latency_s,
                            argv=mask_argv(argv, list(request.secrets)),
                            notes=list(outcome.log_notes))
+        result.modified_files = modified_files(workspace, before, cfg.outputs.max_file_bytes)
         reply = parse_json_reply(outcome.stdout, outcome.stdout_tail)
         classify_exit(outcome, cfg, result)
         if reply is not None:

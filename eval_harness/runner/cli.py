@@ -41,7 +41,13 @@ from eval_harness.runner.base import (
     usage_tokens,
 )
 from eval_harness.runner.process import ProcessGroup, ProcessOutcome
-from eval_harness.runner.workspace import collect_paths, stage_workspace
+from eval_harness.runner.workspace import (
+    Snapshot,
+    collect_paths,
+    modified_files,
+    snapshot,
+    stage_workspace,
+)
 
 #: a ``{name}`` placeholder (as render_braces reads it; ``{{`` / ``}}`` are literal)
 _PLACEHOLDER = re.compile(r"(?<!\{)\{([A-Za-z_][A-Za-z0-9_]*)\}(?!\})")
@@ -248,9 +254,11 @@ class CliRunner:
         case_dir = Path(os.path.abspath(request.case_dir))
         request = replace(request, case_dir=case_dir)
         case_str = str(case_dir)
+        before: Snapshot = {}
         if self.needs_workspace:
             stage_workspace(case_dir / "workspace", request.input, request.case_files,
                             self.output_paths)
+            before = snapshot(case_dir / "workspace")
         out_dir = Path(self._output_dir(case_str))
         if self.needs_output:
             out_dir.mkdir(parents=True, exist_ok=True)
@@ -278,6 +286,9 @@ class CliRunner:
                            notes=list(outcome.log_notes))
         classify_exit(outcome, cfg, result)
         runner = cfg.runner
+        if self.needs_workspace:
+            result.modified_files = modified_files(case_dir / "workspace", before,
+                                                   cfg.outputs.max_file_bytes, self.output_paths)
         if self.output_paths:
             result.files = collect_paths(case_dir / "workspace", self.output_paths,
                                          cfg.outputs.max_file_bytes)

@@ -6,7 +6,8 @@ and ``answers.yaml`` when the case folder has one. With ``outputs.paths`` (its
 ``outputs: [{path}]``) each path is created in the workspace, ``{output_dir}`` is
 ``{workspace}/output`` and the files under each path are collected as ``<path>/<file>``.
 Judges also see ``annotation_<key>_content`` for every annotation naming a file of the
-case folder (its judge prompts read the oracle that way).
+case folder (its judge prompts read the oracle that way), and ``modified_files``: every
+file of the workspace the run created or changed (path -> text), its in-place edits.
 """
 
 from __future__ import annotations
@@ -63,4 +64,40 @@ def annotation_contents(annotations: Mapping[str, Any], case_files: Path | None)
             continue
         with open(target, "rb") as fh:
             out[f"annotation_{key}_content"] = fh.read(MAX_ANNOTATION_BYTES).decode("utf-8", "replace")
+    return out
+
+
+Snapshot = dict[str, tuple[int, int]]
+
+
+def snapshot(workspace: Path) -> Snapshot:
+    """(size, mtime_ns) of every regular file under ``workspace``."""
+    out: Snapshot = {}
+    if not workspace.is_dir():
+        return out
+    for root, dirs, files in os.walk(workspace):
+        dirs[:] = [d for d in dirs if d != ".git"]
+        for name in files:
+            path = os.path.join(root, name)
+            try:
+                st = os.lstat(path)
+            except OSError:
+                continue
+            out[os.path.relpath(path, workspace)] = (st.st_size, st.st_mtime_ns)
+    return out
+
+
+def modified_files(workspace: Path, before: Snapshot, max_bytes: int,
+                   skip: list[str] | None = None) -> dict[str, str]:
+    """Files created or changed since ``before`` (``skip``: path prefixes collected elsewhere)."""
+    out: dict[str, str] = {}
+    prefixes = tuple(p.rstrip("/") + "/" for p in skip or [])
+    for rel, stat in sorted(snapshot(workspace).items()):
+        if before.get(rel) == stat or rel.replace(os.sep, "/").startswith(prefixes):
+            continue
+        path = workspace / rel
+        if path.is_symlink() or not path.is_file():
+            continue
+        with path.open("rb") as fh:
+            out[rel.replace(os.sep, "/")] = fh.read(max_bytes).decode("utf-8", "replace")
     return out

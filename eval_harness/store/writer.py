@@ -45,6 +45,7 @@ def outputs_dict(result: RunResult) -> dict[str, Any]:
         "cost_usd": result.cost_usd, "tokens": result.total_tokens(),
         "input_tokens": result.input_tokens, "output_tokens": result.output_tokens,
         "tool_calls": result.tool_calls, "trace": result.steps,
+        "modified_files": result.modified_files,
     }
 
 

@@ -106,3 +106,24 @@ def test_config_range_and_reward_block_apply(tmp_path: Path) -> None:
     assert code == 0, err
     # reward = solution_quality / 5 (no gate in judge mode): cognee 16/20, none 12/20
     assert _means(json.loads(out)) == pytest.approx({"cognee": 0.8, "none": 0.6})
+
+
+def test_worked_example_of_the_migration_doc(tmp_path: Path) -> None:
+    """Its reference-level simple effect of `a` is 0; our joint F for `a` is 96."""
+    from tests.analysis.rundir_writer import write_aeh
+
+    vals = {"c1": [.5, .5, .5, .9], "c2": [.4, .4, .4, .8], "c3": [.6, .6, .6, .9],
+            "c4": [.5, .5, .5, 1.0]}
+    cells = [("a1", "b1"), ("a1", "b2"), ("a2", "b1"), ("a2", "b2")]
+    data = {cell: {c: [{"q": v[i] * 4 + 1}] for c, v in vals.items()}  # 1-5 scale
+            for i, cell in enumerate(cells)}
+    write_aeh(tmp_path / "runs", data, ["a", "b"])
+    code, out, err = run_cli("--analyze-only", str(tmp_path / "runs"), "--output",
+                             str(tmp_path / "o"), "--json")
+    assert code == 0, err
+    doc = json.loads(out)
+    # R: summary(aov(y ~ a*b + Error(case/(a*b))))  -> F(1, 3) = 96 for a, b and a:b
+    for term in ("a", "b", "a:b"):
+        assert doc["terms"][term]["F"] == pytest.approx(96.0)
+    assert doc["terms"]["a"]["significant"]
+    assert doc["anova"]["significant"] == {"a": True, "b": True, "a:b": True}

@@ -307,3 +307,16 @@ def test_aeh_fixture_document_is_valid_and_drops_the_single_model() -> None:
     assert bare["terms"]["context"]["F"] == pytest.approx(doc["terms"]["context"]["F"])
     assert any(i["kind"] == "scoring" for i in bare["issues"])
     assert "tests_pass" in bare["per_judge"]["judges"]
+
+
+@pytest.mark.parametrize("kind", ["constant", "no_error"])
+def test_power_is_null_not_zero_on_degenerate_data(kind: str) -> None:
+    # constant response, or y = case + effect exactly (zero error): an MDE of 0 (or of
+    # rounding residue) would claim any difference is detectable
+    y = np.full((8, 1, 2, 3), 0.5)
+    if kind == "no_error":
+        y = y + np.arange(8.0)[:, None, None, None] + np.array([0.0, 0.3])[None, None, :, None]
+    doc = build_anova(frame_from(y))
+    _valid(doc)
+    assert doc["terms"] == {} and doc["power"] is None
+    assert any(n.startswith("power/MDE not computed") for n in doc["notes"])

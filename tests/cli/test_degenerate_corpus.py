@@ -127,3 +127,6 @@ def test_html_report_renders(corpus: dict[str, Path], tmp_path: Path, scenario: 
     assert code in (0, 2) and "Traceback" not in err, err
     if code == 0:
         assert (tmp_path / "o" / "report.html").stat().st_size > 1000
+    if scenario == "level_without_data":  # the cause is named in the report itself
+        report = (tmp_path / "o" / "report.md").read_text()
+        assert "level 'm2' of factor 'model' has no usable observations (all 12 sample(s)" in report

@@ -49,4 +49,6 @@ def test_solve_script_files_are_collected_with_relative_runs_dir(tmp_path: Path)
         assert "prompt:" in files["output/solution.diff"]
         ctx = rec["levels"]["context"]
         assert f"ctx=ctx-{ctx}.json" in files["output/solution.diff"]
+        # in-place edits of the workspace are its `modified_files` (outputs are in `files`)
+        assert outputs["modified_files"] == {"repo/patched.txt": "edited\n"}
     assert not (root / "sub" / "runs").exists()  # nothing written beside the config

@@ -1,6 +1,6 @@
 """A tiny hostile HTTP server on 127.0.0.1 for the security tests.
 
-``HostileServer(handler)`` runs ``handler(request) -> None`` for every request; the
+``HostileServer(handler)`` runs ``handler(request) -> None`` for every POST or GET; the
 handler writes raw bytes with ``request.wfile``. Every request's path and headers are kept
 in ``server.seen``.
 """
@@ -28,6 +28,11 @@ class HostileServer:
                 length = int(self.headers.get("Content-Length") or 0)
                 body = self.rfile.read(length)
                 seen.append({"path": self.path, "headers": dict(self.headers), "body": body})
+                with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+                    behaviour(self)
+
+            def do_GET(self) -> None:  # urllib turns a POST into a GET on 302
+                seen.append({"path": self.path, "headers": dict(self.headers), "body": b""})
                 with contextlib.suppress(BrokenPipeError, ConnectionResetError):
                     behaviour(self)
 

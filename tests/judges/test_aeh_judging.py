@@ -1,0 +1,71 @@
+"""agent-eval-harness judge semantics on this tool's own runs: `if` conditions, `reward`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from judge_helpers import make_experiment, sample
+
+from eval_harness.errors import ConfigError
+from eval_harness.judges.scorer import build_scorer
+
+CASES = [{"id": "c1", "input": {"q": "x"}, "annotations": {"skip_quality": True}},
+         {"id": "c2", "input": {"q": "y"}}]
+
+
+def test_condition_false_skips_the_judge_and_it_leaves_the_composite(tmp_path: Path) -> None:
+    judges = [{"name": "ok", "check": "return True, ''"},
+              {"name": "q", "check": "return 2, ''", "score_range": [1, 5],
+               "condition": "not annotations.get('skip_quality', False) and len(output) > 0"}]
+    exp = make_experiment(tmp_path, judges, CASES)
+    scorer = build_scorer(exp)
+    skipped = scorer.score(sample(exp, "ans", case=0))
+    assert skipped.scores["q"].skipped and skipped.scores["q"].value is None
+    assert not skipped.scores["q"].errored
+    assert skipped.composite == 1.0  # only `ok` enters
+    ran = scorer.score(sample(exp, "ans", case=1))
+    assert ran.scores["q"].value == 2 and ran.composite == pytest.approx((1 + 0.25) / 2)
+
+
+def test_a_condition_that_raises_errors_the_judge(tmp_path: Path) -> None:
+    judges = [{"name": "q", "check": "return True, ''", "condition": "1 / 0"}]
+    exp = make_experiment(tmp_path, judges, CASES)
+    res = build_scorer(exp).score(sample(exp, "ans"))
+    assert res.scores["q"].errored and "ZeroDivisionError" in (res.scores["q"].error or "")
+    assert res.composite_errored
+
+
+def test_condition_syntax_is_checked_at_load(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="condition"):
+        make_experiment(tmp_path, [{"name": "q", "check": "return 1", "condition": "if x"}])
+
+
+def test_reward_block_forms_the_composite_of_our_runs(tmp_path: Path) -> None:
+    judges = [{"name": "ok", "check": "return outputs['output'] != 'bad', ''"},
+              {"name": "q", "check": "return 4, ''", "score_range": [0, 5]}]
+    exp = make_experiment(tmp_path, judges, CASES,
+                          reward={"formula": "weighted", "weights": {"q": 1.0}})
+    scorer = build_scorer(exp)
+    assert scorer.score(sample(exp, "good")).composite == pytest.approx(0.8)
+    assert scorer.score(sample(exp, "bad")).composite == 0.0  # gate: true by default
+    judge_mode = make_experiment(tmp_path, judges, CASES,
+                                 reward={"judge": "q", "normalize": True})
+    assert build_scorer(judge_mode).score(sample(judge_mode, "bad")).composite == pytest.approx(0.8)
+
+
+@pytest.mark.parametrize(("reward", "match"), [
+    ({"judge": "nope"}, "unknown judge"),
+    ({"judge": "q", "weights": {"q": 1}}, "cannot be combined"),
+    ({"formula": "__import__('os')"}, "formula is invalid"),
+])
+def test_bad_reward_blocks_are_config_errors(tmp_path: Path, reward: dict, match: str) -> None:
+    with pytest.raises(ConfigError, match=match):
+        make_experiment(tmp_path, [{"name": "q", "check": "return 1", "score_range": [0, 1]}],
+                        CASES, reward=reward)
+
+
+def test_reward_and_composite_together_are_refused(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="not both"):
+        make_experiment(tmp_path, [{"name": "q", "check": "return 1", "score_range": [0, 1]}],
+                        CASES, reward={"judge": "q"}, composite={"gates": []})
