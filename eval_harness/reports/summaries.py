@@ -110,16 +110,20 @@ def case_grid(cases: pd.DataFrame, condition_ids: list[str]) -> dict[str, Any]:
     mean composite (hardest first), then id.
     """
     rows: list[dict[str, Any]] = []
-    for case_id, sub in cases.groupby("case_id", sort=True):
-        cells: dict[str, Any] = {}
-        for _, r in sub.iterrows():
-            cells[str(r["condition_id"])] = {
-                "passes": int(r["n_pass"]),
-                "attempts": int(r["n_usable"]),
-                "errored_attempts": int(r["n_errored"]),
-                "verdict": str(r["verdict"]),
-                "composite": num(r["composite_mean"]),
-            }
+    cols = ["case_id", "condition_id", "n_pass", "n_usable", "n_errored", "verdict",
+            "composite_mean"]
+    by_case: dict[Any, dict[str, Any]] = {}
+    # plain tuples, not iterrows (one pandas Series per cell was most of the report time)
+    for case_id, cid, k, n, e, verdict, comp in cases[cols].itertuples(index=False, name=None):
+        by_case.setdefault(case_id, {})[str(cid)] = {
+            "passes": int(k),
+            "attempts": int(n),
+            "errored_attempts": int(e),
+            "verdict": str(verdict),
+            "composite": num(comp),
+        }
+    for case_id in sorted(by_case):
+        cells = by_case[case_id]
         verdicts = {cells[c]["verdict"] if c in cells else "missing" for c in condition_ids}
         comps = [v["composite"] for v in cells.values() if v["composite"] is not None]
         rows.append(

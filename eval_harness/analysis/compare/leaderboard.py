@@ -151,8 +151,8 @@ def saturation(cases: pd.DataFrame, cids: list[str]) -> dict[str, Any]:
         index="case_id", columns="condition_id", values="verdict", aggfunc="first"
     ).reindex(columns=cids)
     full = verdicts.dropna(axis=0, how="any")
-    solved = sorted(str(c) for c, v in full.iterrows() if (v == "passed").all())
-    failed = sorted(str(c) for c, v in full.iterrows() if (v == "failed").all())
+    solved = sorted(str(c) for c in full.index[(full == "passed").all(axis=1).to_numpy()])
+    failed = sorted(str(c) for c in full.index[(full == "failed").all(axis=1).to_numpy()])
     n = len(verdicts)
     return {
         "solved_by_all": solved,
