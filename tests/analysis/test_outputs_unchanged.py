@@ -120,7 +120,7 @@ def test_tagged_outputs_unchanged(tmp_path: Path) -> None:
 
 
 def test_aeh_outputs_unchanged(tmp_path: Path) -> None:
-    _analyse(FIXTURES / "aeh_runs", tmp_path / "out", "--method", "auto")  # regenerated under auto
+    _analyse(FIXTURES / "aeh_runs", tmp_path / "out")
     docs = _outputs(tmp_path / "out", FIXTURES / "aeh_runs")
     _check("aeh", docs)
 
