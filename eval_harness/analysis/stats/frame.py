@@ -112,8 +112,8 @@ def anova_frame(
     return anova_balanced(y, factors, lv, method), excluded
 
 
-def _design_matrix(
-    cm: pd.DataFrame, factors: Sequence[str], levels: Sequence[tuple[Any, ...]]
+def design_matrix(
+    cm: pd.DataFrame, factors: Sequence[str], levels: Sequence[Sequence[Any]]
 ) -> tuple[np.ndarray, dict[tuple[int, ...], np.ndarray]]:
     """Full-factorial `contr.sum` design; column indices of each term."""
     coded = []
@@ -178,7 +178,7 @@ def fitted_lmm(
 
     if not kf:
         return all_excluded("single level")
-    x, cols = _design_matrix(cm, kf, [levels[j] for j in keep])
+    x, cols = design_matrix(cm, kf, [levels[j] for j in keep])
     if too_large(y):
         return all_excluded(REASONS[6])
     ss_total = float(((y - y.mean()) ** 2).sum()) if len(y) else 0.0

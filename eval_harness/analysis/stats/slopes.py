@@ -34,9 +34,9 @@ from scipy import stats
 
 from eval_harness.analysis.stats.balanced import CONSTANT_REL, REASONS, REL_ZERO, too_large
 from eval_harness.analysis.stats.correction import adjust_pvalues, canonical_correction
-from eval_harness.analysis.stats.design import contr_sum, term_name, term_subsets
+from eval_harness.analysis.stats.design import term_name, term_subsets
 from eval_harness.analysis.stats.errors import StatsInputError
-from eval_harness.analysis.stats.frame import type3_hypothesis
+from eval_harness.analysis.stats.frame import design_matrix, type3_hypothesis
 from eval_harness.analysis.stats.mixed import (
     SINGULAR_TOL,
     CaseSums,
@@ -82,26 +82,6 @@ def random_part(factors: Sequence[str], slopes: Sequence[tuple[int, ...]], corre
         return "(1 | case)"
     bar = "|" if correlated else "||"
     return f"(1 + {' + '.join(term_name(factors, s) for s in slopes)} {bar} case)"
-
-
-def design_matrix(data: pd.DataFrame, factors: Sequence[str], levels: Sequence[Sequence[Any]]
-                  ) -> tuple[np.ndarray, dict[tuple[int, ...], np.ndarray]]:
-    """Full-factorial `contr.sum` design of `y ~ A*B*...` and the columns of each term."""
-    coded = []
-    for f, lv in zip(factors, levels, strict=True):
-        codes = pd.Categorical(data[f], categories=list(lv)).codes
-        coded.append(contr_sum(len(lv))[codes])
-    blocks = [np.ones((len(data), 1))]
-    cols: dict[tuple[int, ...], np.ndarray] = {}
-    start = 1
-    for subset in term_subsets(len(factors)):
-        block = np.ones((len(data), 1))
-        for j in subset:
-            block = np.einsum("ra,rb->rab", block, coded[j]).reshape(len(data), -1)
-        blocks.append(block)
-        cols[subset] = np.arange(start, start + block.shape[1])
-        start += block.shape[1]
-    return np.hstack(blocks), cols
 
 
 def term_hypothesis(levels: Sequence[Sequence[Any]], subset: tuple[int, ...], cols: np.ndarray,
