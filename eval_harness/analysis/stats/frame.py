@@ -27,7 +27,7 @@ from eval_harness.analysis.stats.balanced import (
 )
 from eval_harness.analysis.stats.design import contr_sum, term_name, term_subsets
 from eval_harness.analysis.stats.errors import StatsInputError
-from eval_harness.analysis.stats.reml import fit_random_intercept, wald_term
+from eval_harness.analysis.stats.reml import WaldFit, fit_random_intercept, wald_term
 from eval_harness.analysis.stats.results import LMM_LABEL, AnovaResult, ExcludedTerm, TermResult
 
 
@@ -112,6 +112,26 @@ def anova_frame(
     return anova_balanced(y, factors, lv, method), excluded
 
 
+def wald_term_result(name: str, fit: WaldFit, sigma2: float, hyp: np.ndarray,
+                     q: float) -> TermResult | None:
+    """Wald F test of one term of a fitted model, or None when F, p or df is not finite.
+
+    F and the Satterthwaite df from `reml.wald_term`; p = P(F_{q, ddf} > F); the sums of
+    squares are implied by the fit, SS = F·q·σ², SS_error = σ²·ddf, and
+    partial η² = F·q / (F·q + ddf).
+    """
+    with np.errstate(all="ignore"):
+        f_val, ddf = wald_term(fit, hyp)
+        p = float(stats.f.sf(f_val, q, ddf))
+    if not (np.isfinite(f_val) and np.isfinite(p) and ddf > 0):
+        return None
+    ss = f_val * q * sigma2
+    return TermResult(
+        term=name, F=f_val, df_num=q, df_den=ddf, p_uncorrected=p, p_raw=p, gg_epsilon=None,
+        partial_eta_sq=f_val * q / (f_val * q + ddf), ss=ss, ss_error=sigma2 * ddf,
+        ms=ss / q, ms_error=sigma2)
+
+
 def design_matrix(
     cm: pd.DataFrame, factors: Sequence[str], levels: Sequence[Sequence[Any]]
 ) -> tuple[np.ndarray, dict[tuple[int, ...], np.ndarray]]:
@@ -194,18 +214,12 @@ def fitted_lmm(
         for s in subsets:
             name = term_name(kf, s)
             kept_levels = [levels[j] for j in keep]
-            f_val, ddf = wald_term(fit, type3_hypothesis(kept_levels, s, cols[s], x.shape[1]))
-            q = float(cols[s].size)
-            p = float(stats.f.sf(f_val, q, ddf))
-            if not (np.isfinite(f_val) and np.isfinite(p) and ddf > 0):
+            hyp = type3_hypothesis(kept_levels, s, cols[s], x.shape[1])
+            result = wald_term_result(name, fit, fit.sigma2, hyp, float(cols[s].size))
+            if result is None:
                 excluded.append(ExcludedTerm(name, REASONS[5]))
                 continue
-            ss = f_val * q * fit.sigma2
-            terms[name] = TermResult(
-                term=name, F=f_val, df_num=q, df_den=ddf, p_uncorrected=p, p_raw=p,
-                gg_epsilon=None, partial_eta_sq=f_val * q / (f_val * q + ddf),
-                ss=ss, ss_error=fit.sigma2 * ddf, ms=ss / q, ms_error=fit.sigma2,
-            )
+            terms[name] = result
     notes = ("case variance on the REML boundary (0): the model is OLS on cell means",) if fit.boundary else ()
     from eval_harness.analysis.stats.slopes import SlopesModel  # imports this module
 

@@ -36,7 +36,11 @@ from eval_harness.analysis.stats.balanced import CONSTANT_REL, REASONS, REL_ZERO
 from eval_harness.analysis.stats.correction import adjust_pvalues, canonical_correction
 from eval_harness.analysis.stats.design import term_name, term_subsets
 from eval_harness.analysis.stats.errors import StatsInputError
-from eval_harness.analysis.stats.frame import design_matrix, type3_hypothesis
+from eval_harness.analysis.stats.frame import (
+    design_matrix,
+    type3_hypothesis,
+    wald_term_result,
+)
 from eval_harness.analysis.stats.mixed import (
     SINGULAR_TOL,
     CaseSums,
@@ -46,7 +50,7 @@ from eval_harness.analysis.stats.mixed import (
     fit_mixed,
     slope_structure,
 )
-from eval_harness.analysis.stats.reml import WaldFit, satterthwaite_nu, wald_term
+from eval_harness.analysis.stats.reml import WaldFit, satterthwaite_nu
 from eval_harness.analysis.stats.results import AnovaResult, Contrast, ExcludedTerm, TermResult
 
 MIXED_LABEL = "mixed model with by-case random slopes (REML, Satterthwaite df)"
@@ -280,18 +284,12 @@ def fitted_mixed(cm: pd.DataFrame, factors: Sequence[str], levels: Sequence[Sequ
     terms: dict[str, TermResult] = {}
     for s in term_subsets(len(kf)):
         name = term_name(kf, s)
-        with np.errstate(all="ignore"):
-            f_val, ddf = wald_term(fit, term_hypothesis(kl, s, cols[s], x))
-            q = float(cols[s].size)
-            p = float(stats.f.sf(f_val, q, ddf))
-        if not (np.isfinite(f_val) and np.isfinite(p) and ddf > 0):
+        result = wald_term_result(name, fit, fit.sigma2, term_hypothesis(kl, s, cols[s], x),
+                                  float(cols[s].size))
+        if result is None:
             excluded.append(ExcludedTerm(name, REASONS[5]))
             continue
-        ss = f_val * q * fit.sigma2
-        terms[name] = TermResult(
-            term=name, F=f_val, df_num=q, df_den=ddf, p_uncorrected=p, p_raw=p, gg_epsilon=None,
-            partial_eta_sq=f_val * q / (f_val * q + ddf), ss=ss, ss_error=fit.sigma2 * ddf,
-            ms=ss / q, ms_error=fit.sigma2)
+        terms[name] = result
     notes = (f"random effects: {model.formula()}", *model.notes)
     return AnovaResult(**base, terms=terms, excluded_terms=tuple(excluded),
                        case_variance=float(fit.random_cov()[0, 0]), residual_variance=fit.sigma2,
