@@ -50,7 +50,7 @@ def _clean(x: Any) -> Any:
         return {k if type(k) is str else str(k): _clean(v) for k, v in x.items()}
     if t is list or t is tuple:
         return [_clean(v) for v in x]
-    if isinstance(x, bool) or isinstance(x, (str, int)):
+    if isinstance(x, (bool, str, int)):
         return x
     if hasattr(x, "item") and not isinstance(x, (list, dict)):
         return _clean(x.item())
