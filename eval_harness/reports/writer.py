@@ -25,6 +25,7 @@ from eval_harness.jsonfile import json_text, write_text_atomic
 from eval_harness.redact import redact
 from eval_harness.reports.markdown import render_markdown
 from eval_harness.reports.model import build_report
+from eval_harness.timing import phase
 
 FORMATS = ("md", "json", "html")
 FILENAMES = {"md": "report.md", "json": "report.json", "html": "report.html"}
@@ -164,17 +165,23 @@ def write_reports(
                               pairwise=pairwise, generated_at=generated_at or now_iso())
     written: dict[str, Path] = {}
     for f in fmts:
-        path = out_dir / FILENAMES[f]
-        if f == "md":
-            text = render_markdown(report)
-        elif f == "json":
-            doc, every_case = split_grid(report)
-            _write_cases(out_dir / CASES_FILE, every_case)
-            text = report_json(doc)
-        else:
-            from eval_harness.reports.html import render_html  # matplotlib only when needed
-
-            text = render_html(report, frame=frame, runs_root=runs_root)
-        write_text_atomic(path, redact(text))  # secrets masked (redact.py)
-        written[f] = path
+        with phase(FILENAMES[f]):  # --timings: one phase per report file
+            written[f] = _write_one(out_dir / FILENAMES[f], f, report, frame, runs_root)
     return written
+
+
+def _write_one(path: Path, fmt: str, report: Mapping[str, Any], frame: pd.DataFrame,
+               runs_root: Path | Sequence[Path] | None) -> Path:
+    """Render one report format and write it atomically (secrets masked)."""
+    if fmt == "md":
+        text = render_markdown(report)
+    elif fmt == "json":
+        doc, every_case = split_grid(report)
+        _write_cases(path.parent / CASES_FILE, every_case)
+        text = report_json(doc)
+    else:
+        from eval_harness.reports.html import render_html  # matplotlib only when needed
+
+        text = render_html(report, frame=frame, runs_root=runs_root)
+    write_text_atomic(path, redact(text))  # secrets masked (redact.py)
+    return path
