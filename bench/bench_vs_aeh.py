@@ -47,6 +47,11 @@ so the ratio is conservative. Multi-factor designs there are a statsmodels Mixed
 (treatment coding), not an F test, so only the condition means and per-case values are
 compared (see docs/migrating-from-agent-eval-harness.md).
 
+agent-eval-harness at that commit, measured with this script (2 CPUs shared, load ~4.5;
+CPU s / peak RSS): 4x1000x1 9.7 s / 210 MiB; 16x5000x1 109.3 s / 340 MiB;
+16x5000x3 287.2 s / 421 MiB. Both tools gave identical condition means and per-case
+values (4x1000x1, 16x5000x1, 4x200x3), and the same F where it computes one (one factor).
+
 Without ``--aeh-cmd`` only our side is measured and the AEH columns say why.
 
 Usage: python bench/bench_vs_aeh.py [--sizes 4x1000x1,16x5000x1,16x5000x3] [--keep DIR]
@@ -129,7 +134,8 @@ def _means(path: Path) -> dict[str, float]:
 def agreement(ours: Path, theirs: Path) -> str:
     """One line comparing the condition means of the two tools' anova.json."""
     if not (ours.is_file() and theirs.is_file()):
-        return "condition means not compared: an anova.json is missing"
+        return ("condition means not compared: "
+                f"{'our' if not ours.is_file() else 'its'} anova.json is missing")
     a, b = _means(ours), _means(theirs)
     if not a or a.keys() != b.keys():
         return f"condition means not compared: conditions differ ({len(a)} vs {len(b)})"
