@@ -66,10 +66,10 @@ def _factor_levels(loaded: LoadedConfig | None) -> dict[str, list[Any]] | None:
 
 
 def _write_json(path: Path, data: Any) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(redact(json.dumps(data, indent=2, default=str, allow_nan=False)) + "\n")
-    tmp.replace(path)
+    from eval_harness.jsonfile import json_text, write_text_atomic
+
+    # indented when small, compact (C encoder) when large: docs/reports.md
+    write_text_atomic(path, redact(json_text(data)))
 
 
 def _safe_name(name: str) -> str | None:
