@@ -153,3 +153,16 @@ def test_json_text_indents_small_documents_only() -> None:
     assert json.loads(compact) == doc
     with pytest.raises(ValueError):
         json_text({"x": float("nan")})
+
+
+def test_analyze_only_names_the_rows_file_when_the_grid_is_split(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.conftest import FIXTURES, run_cli
+
+    monkeypatch.setattr(writer, "GRID_INLINE_CELLS", 2)  # the fixture's grid counts as large
+    code, out, err = run_cli("--analyze-only", str(FIXTURES / "aeh_runs"), "--output",
+                             str(tmp_path))
+    assert code == 0, err
+    assert str(tmp_path / CASES_FILE) in out  # "wrote ..." names it
+    doc = read_report(tmp_path)
+    assert len(doc["case_grid"]["cases"]) == doc["case_grid"]["n_cases"] > 1
