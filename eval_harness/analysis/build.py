@@ -51,6 +51,7 @@ from eval_harness.analysis.stats.design import term_name
 from eval_harness.analysis.stats.slopes import MIXED_LABEL
 from eval_harness.analysis.summaries import condition_summaries, errored_samples, pareto_frontier
 from eval_harness.errors import UsageError
+from eval_harness.timing import phase
 
 SCHEMA_VERSION = 1
 SPHERICITY = {"rm": "greenhouse-geisser", "lmm": "compound symmetry (assumed)",
@@ -175,8 +176,9 @@ def build_anova(
     excluded_terms.sort(key=lambda e: order.get(e["term"], len(order)))
     y = dc.y
     model = res.model if res is not None else None
-    contrasts = (contrasts_block(y, dc.kept, dc.levels, method, correction, alpha, terms, model)
-                 if dc.kept else {})
+    with phase("contrasts"):
+        contrasts = (contrasts_block(y, dc.kept, dc.levels, method, correction, alpha, terms,
+                                     model) if dc.kept else {})
     se_pairs = parse_simple_effects(simple_effects, dc.kept, terms)
     n_cases = res.n_cases if res is not None else int(y.shape[0])
     kinds = frame.groupby("judge", sort=False)["kind"].first() if len(frame) else pd.Series(dtype=object)
@@ -232,9 +234,10 @@ def build_anova(
     if per_judge:
         judges = [str(j) for j, k in kinds.items()
                   if k not in ("composite", "pairwise") and str(j) not in pairwise]
-        pj_kept, pj_levels = _judge_factors(frame, judges, dc.factors)
-        doc["per_judge"] = per_judge_block(frame, judges, pj_kept, pj_levels, requested, alpha,
-                                           keep_incomplete)
+        with phase("per-judge"):
+            pj_kept, pj_levels = _judge_factors(frame, judges, dc.factors)
+            doc["per_judge"] = per_judge_block(frame, judges, pj_kept, pj_levels, requested,
+                                               alpha, keep_incomplete)
     return jsonable(doc)  # type: ignore[no-any-return]
 
 

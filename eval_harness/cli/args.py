@@ -90,6 +90,9 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--export-parquet", metavar="FILE", help="write the tidy frame as Parquet")
     g.add_argument("--no-report", action="store_true",
                    help="write anova.json and comparisons.json but no report.md/.json/.html")
+    g.add_argument("--timings", action="store_true",
+                   help="print wall/CPU seconds and peak-RSS growth of each analysis phase on "
+                        "stderr and write them to <output>/timings.json")
     g.add_argument("--rescore", action="store_true", help="re-run judges over existing runs")
 
     g = p.add_argument_group("compare")

@@ -20,6 +20,7 @@ from eval_harness.config.loader import LoadedConfig, load_config
 from eval_harness.errors import AnalysisError, NoUsableResults, UsageError
 from eval_harness.redact import redact
 from eval_harness.textsafe import safe_text
+from eval_harness.timing import phase, recording
 
 
 def _options(args: argparse.Namespace, loaded: LoadedConfig | None) -> dict[str, Any]:
@@ -65,10 +66,10 @@ def _factor_levels(loaded: LoadedConfig | None) -> dict[str, list[Any]] | None:
 
 
 def _write_json(path: Path, data: Any) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(redact(json.dumps(data, indent=2, default=str, allow_nan=False)) + "\n")
-    tmp.replace(path)
+    from eval_harness.jsonfile import json_text, write_text_atomic
+
+    # indented when small, compact (C encoder) when large: docs/reports.md
+    write_text_atomic(path, redact(json_text(data)))
 
 
 def _safe_name(name: str) -> str | None:
@@ -130,17 +131,19 @@ def compute_analysis(
 ) -> AnalysisOutputs:
     """Analyse run directories under ``paths`` and write the output files; print nothing
     but notes on stderr."""
-    from eval_harness.analysis.build import build_anova
-    from eval_harness.analysis.compare.baseline import export_baseline, load_baseline
-    from eval_harness.analysis.compare.build import build_comparisons, parse_reference
-    from eval_harness.analysis.compare.gate import gate
-    from eval_harness.analysis.compare.leaderboard import build_leaderboard
-    from eval_harness.analysis.compare.verdicts import VerdictRule, verdict_tables
-    from eval_harness.analysis.failures import find_failures
-    from eval_harness.analysis.loader import load_runs
+    with phase("imports"):  # pandas, numpy, scipy: seconds on a cold start
+        from eval_harness.analysis.build import build_anova
+        from eval_harness.analysis.compare.baseline import export_baseline, load_baseline
+        from eval_harness.analysis.compare.build import build_comparisons, parse_reference
+        from eval_harness.analysis.compare.gate import gate
+        from eval_harness.analysis.compare.leaderboard import build_leaderboard
+        from eval_harness.analysis.compare.verdicts import VerdictRule, verdict_tables
+        from eval_harness.analysis.failures import find_failures
+        from eval_harness.analysis.loader import load_runs
 
-    frame = load_runs(list(paths), judge_specs=loaded.config if loaded else None,
-                      factor_levels=_factor_levels(loaded))
+    with phase("load"):
+        frame = load_runs(list(paths), judge_specs=loaded.config if loaded else None,
+                          factor_levels=_factor_levels(loaded))
     if frame.empty:
         raise AnalysisError(f"no runs with recorded levels under {', '.join(map(str, paths))}",
                             hint="point --analyze-only at runs/<eval>/")
@@ -167,11 +170,12 @@ def compute_analysis(
                else "pass --config for judge score ranges")
         print(f"note: no composite could be formed ({why}); screening each judge instead "
               "(--per-judge)", file=sys.stderr)
-    anova = build_anova(
-        frame, method=opts["method"], correction=opts["correction"], alpha=opts["alpha"],
-        per_judge=per_judge, keep_incomplete=opts["keep_incomplete"],
-        simple_effects=opts["simple_effects"], judge_specs=loaded.config if loaded else None,
-    )
+    with phase("anova"):
+        anova = build_anova(
+            frame, method=opts["method"], correction=opts["correction"], alpha=opts["alpha"],
+            per_judge=per_judge, keep_incomplete=opts["keep_incomplete"],
+            simple_effects=opts["simple_effects"], judge_specs=loaded.config if loaded else None,
+        )
     for note in anova.get("notes", []):
         if note.startswith("method auto → "):  # the automatic choice is printed, not only recorded
             print(f"note: {note}", file=sys.stderr)
@@ -182,23 +186,29 @@ def compute_analysis(
     reference = parse_reference(args.reference) if args.reference else None
     baseline = load_baseline(args.baseline) if args.baseline else None
     # verdict tables built once, shared by comparisons, leaderboard and reports
-    tables = verdict_tables(frame, rule)
-    comparisons = build_comparisons(frame, reference, baseline, opts["alpha"], rule=rule,
-                                    cases=tables[1])
-    leaderboard = build_leaderboard(frame, alpha=opts["alpha"], rule=rule,
-                                    stratify_by=_stratum(frame), cases=tables[1])
+    with phase("verdicts"):
+        tables = verdict_tables(frame, rule)
+    with phase("comparisons"):
+        comparisons = build_comparisons(frame, reference, baseline, opts["alpha"], rule=rule,
+                                        cases=tables[1])
+    with phase("leaderboard"):
+        leaderboard = build_leaderboard(frame, alpha=opts["alpha"], rule=rule,
+                                        stratify_by=_stratum(frame), cases=tables[1])
     thresholds: list[dict[str, Any]] = []
     if loaded is not None:
         from eval_harness.judges.thresholds import evaluate_thresholds
 
         thresholds = evaluate_thresholds(frame, loaded.config)
     pairwise = _pairwise(exp, eval_dir, paths)
-    _write_json(out_dir / "anova.json", anova)
+    with phase("anova.json"):
+        _write_json(out_dir / "anova.json", anova)
     from eval_harness.analysis.compare.files import write_comparisons
 
     # summary JSON + per-case rows as JSON Lines (docs/reports.md, "comparisons")
-    write_comparisons(out_dir, comparisons, clean=redact)
-    _write_json(out_dir / "leaderboard.json", leaderboard)
+    with phase("comparisons.json"):
+        write_comparisons(out_dir, comparisons, clean=redact)
+    with phase("leaderboard.json"):
+        _write_json(out_dir / "leaderboard.json", leaderboard)
     _write_json(out_dir / "thresholds.json", {"results": thresholds})
     from eval_harness.reports.model import build_report
     from eval_harness.reports.writer import now_iso, write_reports
@@ -208,10 +218,11 @@ def compute_analysis(
     written: dict[str, Path] = {}
     report = None
     if not getattr(args, "no_report", False):
-        report = build_report(anova=anova, frame=frame, comparisons=comparisons,
-                              leaderboard=leaderboard, thresholds=thresholds, pairwise=pairwise,
-                              generated_at=now_iso(),
-                              tables=tables if rule in (None, VerdictRule()) else None)
+        with phase("report model"):
+            report = build_report(anova=anova, frame=frame, comparisons=comparisons,
+                                  leaderboard=leaderboard, thresholds=thresholds,
+                                  pairwise=pairwise, generated_at=now_iso(),
+                                  tables=tables if rule in (None, VerdictRule()) else None)
         written = write_reports(out_dir, anova=anova, frame=frame, comparisons=comparisons,
                                 leaderboard=leaderboard, thresholds=thresholds,
                                 pairwise=pairwise, runs_root=list(paths), report=report)
@@ -262,20 +273,16 @@ def run_analysis(
     args: argparse.Namespace, paths: Sequence[Path], loaded: LoadedConfig | None,
     *, exp: Any = None, eval_dir: Path | None = None,
 ) -> int:
-    """Analyse run directories under ``paths``; write outputs; return the exit code."""
-    out = compute_analysis(args, paths, loaded, exp=exp, eval_dir=eval_dir)
-    if args.json:
-        print(json.dumps(out.anova, indent=2, default=str))
-    else:
-        from rich.console import Console
-
-        from eval_harness.reports.console import print_console
-
-        print_console(Console(highlight=False), anova=out.anova, frame=out.frame,
-                      comparisons=out.comparisons, leaderboard=out.leaderboard,
-                      thresholds=out.thresholds, pairwise=out.pairwise, report=out.report)
-        shown = [out.files["anova.json"], *(p for k, p in out.files.items() if k.startswith("report."))]
-        print(f"wrote {', '.join(map(str, shown))}")
+    """Analyse run directories under ``paths``; write outputs; return the exit code.
+    ``--timings``: the cost of each phase on stderr and in ``<output>/timings.json``."""
+    with recording(bool(getattr(args, "timings", False))) as timings:
+        out = compute_analysis(args, paths, loaded, exp=exp, eval_dir=eval_dir)
+        with phase("console"):
+            _print_results(args, out)
+    if timings is not None:
+        timings.write_json(out.out_dir / "timings.json")
+        timings.print_table()
+        print(f"wrote {out.out_dir / 'timings.json'}", file=sys.stderr)
     if out.export_note:
         print(out.export_note, file=sys.stderr)
     for line in out.failures:
@@ -287,6 +294,22 @@ def run_analysis(
                               hint="fix the judge, then `--rescore`; or pass "
                                    "--allow-errored-judges to accept")
     return out.exit_code
+
+
+def _print_results(args: argparse.Namespace, out: AnalysisOutputs) -> None:
+    """The results on stdout: anova.json with ``--json``, else the console report."""
+    if args.json:
+        print(json.dumps(out.anova, indent=2, default=str))
+        return
+    from rich.console import Console
+
+    from eval_harness.reports.console import print_console
+
+    print_console(Console(highlight=False), anova=out.anova, frame=out.frame,
+                  comparisons=out.comparisons, leaderboard=out.leaderboard,
+                  thresholds=out.thresholds, pairwise=out.pairwise, report=out.report)
+    shown = [out.files["anova.json"], *(p for k, p in out.files.items() if k.startswith("report."))]
+    print(f"wrote {', '.join(map(str, shown))}")
 
 
 def _print_failures(failures: Any) -> None:

@@ -10,6 +10,7 @@ on a numeric judge — and returns warnings, including the dataset lint
 from __future__ import annotations
 
 import ast
+import functools
 import re
 import textwrap
 from typing import Any
@@ -29,8 +30,11 @@ def check_source(body: str) -> str:
     return "def __check__(outputs, input, expected, arguments):\n" + textwrap.indent(body, "    ")
 
 
+@functools.lru_cache(maxsize=256)
 def compile_check(body: str, where: str) -> Any:
-    """Compile a ``check`` body as the body of ``def check(outputs, input, expected)``."""
+    """Compile a ``check`` body as the body of ``def check(outputs, input, expected)``.
+    Cached: every condition builds the same judges (1,000 conditions at ``--dry-run``); a
+    code object is immutable, and a body that fails raises each time (never cached)."""
     source = check_source(body)
     try:
         code = compile(source, f"<judge {where}>", "exec")

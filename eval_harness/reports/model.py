@@ -259,6 +259,7 @@ def build_report(
     for c in conditions:
         c["short_label"] = fmt.compact_label(c.get("levels"), display, c["condition_id"][:6])
     conds = condition_table(frame)
+    usable = sm.usable_cells(cases, frame, conds)  # one merge for every marginal mean
     evals = sorted(frame["eval"].astype(str).unique()) if "eval" in frame.columns else []
     return {
         "schema_version": SCHEMA_VERSION,
@@ -288,9 +289,10 @@ def build_report(
         "variance_components": anova.get("variance_components"),
         "power": anova.get("power"),
         "pareto": _pareto(conditions),
-        "main_effects": {f: sm.marginal_means(cases, frame, [f], conds) for f in factors},
+        "main_effects": {f: sm.marginal_means(cases, frame, [f], merged=usable)
+                         for f in factors},
         "interactions": {
-            f"{a}:{b}": sm.marginal_means(cases, frame, [a, b], conds)
+            f"{a}:{b}": sm.marginal_means(cases, frame, [a, b], merged=usable)
             for i, a in enumerate(factors)
             for b in factors[i + 1 :]
         },

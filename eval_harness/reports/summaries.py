@@ -102,6 +102,12 @@ def condition_rows(
     return rows
 
 
+def _pylist(col: pd.Series) -> list[Any]:
+    """A column as a list of Python objects, converted in C (arrow-backed strings iterate
+    element by element through ``Series.tolist``)."""
+    return col.to_numpy(dtype=object).tolist()
+
+
 def case_grid(cases: pd.DataFrame, condition_ids: list[str]) -> dict[str, Any]:
     """Case × condition cells: passes/usable attempts, verdict, mean composite.
 
@@ -110,17 +116,24 @@ def case_grid(cases: pd.DataFrame, condition_ids: list[str]) -> dict[str, Any]:
     mean composite (hardest first), then id.
     """
     rows: list[dict[str, Any]] = []
-    cols = ["case_id", "condition_id", "n_pass", "n_usable", "n_errored", "verdict",
-            "composite_mean"]
+    # whole columns as plain Python lists (numpy .tolist()), zipped: no pandas scalar or
+    # row tuple per cell (at 16 conditions x 5,000 cases that was most of build_report)
+    comp = cases["composite_mean"].to_numpy(dtype=float)
+    comps_col = [v if ok else None for v, ok in zip(comp.tolist(), np.isfinite(comp).tolist(),
+                                                    strict=True)]
+    columns = (_pylist(cases["case_id"]), [str(c) for c in _pylist(cases["condition_id"])],
+               cases["n_pass"].to_numpy(dtype=np.int64).tolist(),
+               cases["n_usable"].to_numpy(dtype=np.int64).tolist(),
+               cases["n_errored"].to_numpy(dtype=np.int64).tolist(),
+               [str(v) for v in _pylist(cases["verdict"])], comps_col)
     by_case: dict[Any, dict[str, Any]] = {}
-    # plain tuples, not iterrows (one pandas Series per cell was most of the report time)
-    for case_id, cid, k, n, e, verdict, comp in cases[cols].itertuples(index=False, name=None):
-        by_case.setdefault(case_id, {})[str(cid)] = {
-            "passes": int(k),
-            "attempts": int(n),
-            "errored_attempts": int(e),
-            "verdict": str(verdict),
-            "composite": num(comp),
+    for case_id, cid, k, n, e, verdict, c in zip(*columns, strict=True):
+        by_case.setdefault(case_id, {})[cid] = {
+            "passes": k,
+            "attempts": n,
+            "errored_attempts": e,
+            "verdict": verdict,
+            "composite": c,
         }
     for case_id in sorted(by_case):
         cells = by_case[case_id]
@@ -163,18 +176,27 @@ def cell_text(cell: dict[str, Any] | None) -> str:
     return text
 
 
+def usable_cells(cases: pd.DataFrame, frame: pd.DataFrame,
+                 conds: pd.DataFrame | None = None) -> pd.DataFrame:
+    """The case verdict rows that are not errored, with their condition's factor levels
+    (built once for every :func:`marginal_means` call of a report)."""
+    factors = factors_of(frame)
+    conds = (condition_table(frame) if conds is None else conds)[["condition_id", *factors]]
+    merged = cases.merge(conds, on="condition_id", how="left")
+    return merged[merged["verdict"] != "errored"]
+
+
 def marginal_means(
-    cases: pd.DataFrame, frame: pd.DataFrame, by: list[str], conds: pd.DataFrame | None = None
+    cases: pd.DataFrame, frame: pd.DataFrame, by: list[str], conds: pd.DataFrame | None = None,
+    merged: pd.DataFrame | None = None,
 ) -> list[dict[str, Any]]:
     """Mean composite per combination of the ``by`` factors, with a t 95% CI over cases.
 
     Per case the composite is first averaged over the other factors' conditions (the
     marginal mean of a balanced design), so the interval reflects case-to-case spread.
+    ``merged``: :func:`usable_cells` of ``cases`` when the caller already built it.
     """
-    factors = factors_of(frame)
-    conds = (condition_table(frame) if conds is None else conds)[["condition_id", *factors]]
-    merged = cases.merge(conds, on="condition_id", how="left")
-    merged = merged[merged["verdict"] != "errored"]
+    merged = usable_cells(cases, frame, conds) if merged is None else merged
     order = frame.attrs.get("levels", {})
     out: list[dict[str, Any]] = []
     if merged.empty:
@@ -222,7 +244,7 @@ def judge_means(frame: pd.DataFrame, condition_ids: list[str]) -> dict[str, Any]
     keep = (~frame["kind"].isin(["composite", "pairwise"])) & (~frame["errored"].astype(bool))
     sub = frame.loc[keep, ["judge", "condition_id", "case_id", "normalized"]]
     sub = sub[np.isfinite(sub["normalized"].to_numpy(dtype=float))]
-    judges = [str(j) for j in dict.fromkeys(sub["judge"].astype(str))]
+    judges = [str(j) for j in sub["judge"].astype(str).unique()]  # first-seen order
     if len(judges) < 2:
         return None
     per_case = sub.groupby(["judge", "condition_id", "case_id"], sort=False)["normalized"].mean()

@@ -262,7 +262,8 @@ def grid_table(report: Mapping[str, Any], *, show_all: bool = False, limit: int 
     if not show_all and hidden_same:
         t.notes.append(f"{hidden_same} case(s) with the same verdict everywhere not shown")
     if len(rows) > limit:
-        t.notes.append(f"{len(rows) - limit} more case(s) in report.json / report.html")
+        t.notes.append(f"{len(rows) - limit} more case(s) not shown; every case × condition "
+                       "is in report.json's case_grid (report.cases.jsonl when large)")
     return t
 
 

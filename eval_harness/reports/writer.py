@@ -1,7 +1,11 @@
 """Write report files: ``report.md``, ``report.json``, ``report.html``.
 
 ``report.json`` is the report model (docs/reports.md) with floats rounded to 10
-significant digits (stable across platforms) and NaN/inf written as ``null``.
+significant digits (stable across platforms) and NaN/inf written as ``null``. It is
+indented when small and compact when large (``jsonfile.json_text``). A case grid of more
+than :data:`GRID_INLINE_CELLS` cells keeps only its first cases inline; every case is then
+in ``report.cases.jsonl`` beside it (one ``case_grid.cases`` entry per line), which
+:func:`read_report` puts back.
 """
 
 from __future__ import annotations
@@ -17,21 +21,47 @@ from typing import Any
 import pandas as pd
 
 from eval_harness.errors import UsageError
+from eval_harness.jsonfile import json_text, write_text_atomic
 from eval_harness.redact import redact
 from eval_harness.reports.markdown import render_markdown
 from eval_harness.reports.model import build_report
+from eval_harness.timing import phase
 
 FORMATS = ("md", "json", "html")
 FILENAMES = {"md": "report.md", "json": "report.json", "html": "report.html"}
+CASES_FILE = "report.cases.jsonl"
+#: case × condition cells report.json holds inline (e.g. 625 cases × 16 conditions);
+#: a larger grid keeps its first ``GRID_INLINE_CELLS // conditions`` cases inline
+GRID_INLINE_CELLS = 10_000
+_CHUNK = 2_000  # JSON Lines rows per redaction call
+
+
+def _round(x: float) -> float | None:
+    return float(f"{x:.10g}") if math.isfinite(x) else None
+
+
+_PLAIN = frozenset({str, int, bool, type(None)})  # written as they are
 
 
 def _clean(x: Any) -> Any:
-    if isinstance(x, bool) or x is None or isinstance(x, (str, int)):
+    # exact types first, plain leaves without a call: the case grid alone is ~6 values
+    # per case × condition
+    t = type(x)
+    if t in _PLAIN:
+        return x
+    if t is float:
+        return _round(x)
+    if t is dict:
+        return {k if type(k) is str else str(k): v if type(v) in _PLAIN else _clean(v)
+                for k, v in x.items()}
+    if t is list or t is tuple:
+        return [v if type(v) in _PLAIN else _clean(v) for v in x]
+    if isinstance(x, (bool, str, int)):
         return x
     if hasattr(x, "item") and not isinstance(x, (list, dict)):
         return _clean(x.item())
     if isinstance(x, float):
-        return float(f"{x:.10g}") if math.isfinite(x) else None
+        return _round(x)
     if isinstance(x, Mapping):
         return {str(k): _clean(v) for k, v in x.items()}
     if isinstance(x, (list, tuple)):
@@ -39,9 +69,58 @@ def _clean(x: Any) -> Any:
     return str(x)
 
 
+def split_grid(report: Mapping[str, Any], inline_cells: int = GRID_INLINE_CELLS
+               ) -> tuple[dict[str, Any], list[Any] | None]:
+    """(report.json document, every case_grid case) when the grid has more than
+    ``inline_cells`` cells, else (the report unchanged, None). The document keeps the
+    first ``max(1, inline_cells // conditions)`` cases (the grid's order: differing first,
+    hardest first) and adds ``case_grid.cases_file`` and ``case_grid.n_cases_inline``."""
+    grid = report.get("case_grid")
+    if not isinstance(grid, Mapping):
+        return dict(report), None
+    cases = list(grid.get("cases") or [])
+    n_cond = max(len(grid.get("condition_ids") or []), 1)
+    if len(cases) * n_cond <= inline_cells:
+        return dict(report), None
+    keep = max(1, inline_cells // n_cond)
+    doc = dict(report)
+    doc["case_grid"] = {**grid, "cases": cases[:keep], "n_cases_inline": keep,
+                        "cases_file": CASES_FILE}
+    return doc, cases
+
+
 def report_json(report: Mapping[str, Any]) -> str:
-    """The stable JSON text of a report model."""
-    return json.dumps(_clean(report), indent=2, ensure_ascii=False, allow_nan=False) + "\n"
+    """The stable JSON text of a report model (indented unless large)."""
+    return json_text(_clean(report), ensure_ascii=False, default=None)
+
+
+def _write_cases(path: Path, cases: list[Any] | None) -> None:
+    """``report.cases.jsonl`` (compact, one case per line), or remove a stale one."""
+    if cases is None:
+        path.unlink(missing_ok=True)  # a grid now inline: no stale rows from an older run
+        return
+    dumps = json.JSONEncoder(ensure_ascii=False, allow_nan=False,
+                             separators=(",", ":")).encode
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    with open(tmp, "w", encoding="utf-8") as fh:
+        for start in range(0, len(cases), _CHUNK):
+            fh.write(redact("".join(dumps(_clean(c)) + "\n"
+                                    for c in cases[start:start + _CHUNK])))
+    os.replace(tmp, path)
+
+
+def read_report(out_dir: str | Path) -> dict[str, Any]:
+    """``report.json`` of ``out_dir`` with every case of the grid under
+    ``case_grid.cases`` (read back from ``report.cases.jsonl`` when it was split)."""
+    out = Path(out_dir)
+    doc = dict(json.loads((out / FILENAMES["json"]).read_text(encoding="utf-8")))
+    grid = doc.get("case_grid")
+    if isinstance(grid, dict) and grid.get("cases_file"):
+        grid = {k: v for k, v in grid.items() if k not in ("cases_file", "n_cases_inline")}
+        with open(out / Path(str(doc["case_grid"]["cases_file"])).name, encoding="utf-8") as fh:
+            grid["cases"] = [json.loads(line) for line in fh if line.strip()]
+        doc["case_grid"] = grid
+    return doc
 
 
 def now_iso() -> str:
@@ -91,17 +170,23 @@ def write_reports(
                               pairwise=pairwise, generated_at=generated_at or now_iso())
     written: dict[str, Path] = {}
     for f in fmts:
-        path = out_dir / FILENAMES[f]
-        if f == "md":
-            text = render_markdown(report)
-        elif f == "json":
-            text = report_json(report)
-        else:
-            from eval_harness.reports.html import render_html  # matplotlib only when needed
-
-            text = render_html(report, frame=frame, runs_root=runs_root)
-        tmp = path.with_suffix(path.suffix + ".tmp")
-        tmp.write_text(redact(text), encoding="utf-8")  # secrets masked (redact.py)
-        tmp.replace(path)
-        written[f] = path
+        with phase(FILENAMES[f]):  # --timings: one phase per report file
+            written[f] = _write_one(out_dir / FILENAMES[f], f, report, frame, runs_root)
     return written
+
+
+def _write_one(path: Path, fmt: str, report: Mapping[str, Any], frame: pd.DataFrame,
+               runs_root: Path | Sequence[Path] | None) -> Path:
+    """Render one report format and write it atomically (secrets masked)."""
+    if fmt == "md":
+        text = render_markdown(report)
+    elif fmt == "json":
+        doc, every_case = split_grid(report)
+        _write_cases(path.parent / CASES_FILE, every_case)
+        text = report_json(doc)
+    else:
+        from eval_harness.reports.html import render_html  # matplotlib only when needed
+
+        text = render_html(report, frame=frame, runs_root=runs_root)
+    write_text_atomic(path, redact(text))  # secrets masked (redact.py)
+    return path

@@ -1,5 +1,7 @@
 """Planning and help stay light: ``--dry-run --json`` and ``--help`` never import pandas,
-scipy.stats, statsmodels or matplotlib (seconds of start-up; see bench/bench_dry_run.py).
+numpy, scipy, statsmodels, matplotlib, rich, or the HTTP stack (http.client, ssl,
+urllib.request: the judges are built at dry-run but never called) — seconds, or tenths,
+of start-up (targets and measurements: docs/performance.md, bench/bench_dry_run.py).
 Checked on ``sys.modules`` in a fresh interpreter, not by timing."""
 
 from __future__ import annotations
@@ -12,7 +14,8 @@ import pytest
 
 from tests.conftest import ROOT
 
-HEAVY = ("pandas", "scipy.stats", "statsmodels", "matplotlib")
+HEAVY = ("pandas", "numpy", "scipy", "scipy.stats", "statsmodels", "matplotlib", "rich",
+         "http.client", "ssl", "urllib.request", "eval_harness.runner.transport")
 PROBE = f"""
 import contextlib, io, json, sys
 from eval_harness.cli.main import main
@@ -41,3 +44,12 @@ def test_planning_and_help_import_no_heavy_module(argv: tuple[str, ...]) -> None
     got = _probe(*argv)
     assert got["code"] == 0
     assert got["heavy"] == []
+
+
+def test_judge_http_reply_cap_matches_the_transport() -> None:
+    """judges/llm/http.py repeats the transport's reply cap (so it need not import the HTTP
+    stack at start-up); the two must stay equal."""
+    from eval_harness.judges.llm.http import MAX_RESPONSE_BYTES, RetryPolicy
+    from eval_harness.runner import transport
+
+    assert MAX_RESPONSE_BYTES == transport.MAX_RESPONSE_BYTES == RetryPolicy().max_bytes

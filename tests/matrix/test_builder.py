@@ -76,3 +76,38 @@ def test_runtime_knobs_do_not_change_digest(tmp_path: Path) -> None:
     assert config_digest(load_config(path, env={}).raw, c) == d1
     path.write_text("name: d\nmatrix: {factors: {model: [a]}}\nexecution: {timeout: 5, prompt: q}\n")
     assert config_digest(load_config(path, env={}).raw, c) != d1
+
+
+def test_digests_are_stable_and_leave_the_raw_config_alone(tmp_path: Path) -> None:
+    """Digests key resume: a change of how they are computed would rerun every cell. The
+    values were captured before config_digest stopped deep-copying the whole config."""
+    import copy
+
+    from eval_harness.matrix.experiment import prepare
+
+    (tmp_path / "cases.jsonl").write_text('{"id":"c1","input":{"q":"x"}}\n')
+    (tmp_path / "eval.yaml").write_text("""\
+name: var
+matrix:
+  factors:
+    model: [a, b]
+    prompt:
+      - {name: terse, set: {execution.prompt: "One line: {{ input.q }}", runner.command: "agent2 --model {model}"}}
+      - {name: expert, set: {execution.timeout: 99, models.subagent: x}}
+      - plain
+runner: {type: cli, command: "agent --model {model}"}
+execution: {prompt: "{{ input.q }}", timeout: 30}
+dataset: {path: cases.jsonl}
+judges: [{name: ok, check: "return True, 'ok'"}]
+""")
+    exp = prepare(tmp_path / "eval.yaml")
+    raw = copy.deepcopy(exp.loaded.raw)
+    by_label = {c.label: exp.digests[c.condition_id] for c in exp.conditions}
+    assert by_label == {
+        "a-prompt-terse": "bb6262b2033c75c5", "b-prompt-terse": "e392d6b661e63f3b",
+        "a-prompt-expert": "df468079e97cb7fc", "b-prompt-expert": "356c7597caf22b9e",
+        "a-prompt-plain": "21ca2440b8aac67d", "b-prompt-plain": "bed863a8bfcce067",
+    }
+    for c in exp.conditions:
+        config_digest(exp.loaded.raw, c)
+    assert exp.loaded.raw == raw  # overrides are merged into copies only

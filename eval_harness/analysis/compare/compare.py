@@ -36,7 +36,7 @@ from eval_harness.analysis.compare.bootstrap import bootstrap_pass_rate_ci
 from eval_harness.analysis.compare.fisher import fisher_exact_two_sided
 from eval_harness.analysis.compare.paired import cluster_robust_mean, paired_t
 from eval_harness.analysis.compare.permutation import (
-    CaseCounts,
+    CaseArrays,
     seed_from_ids,
     stratified_permutation_test,
 )
@@ -56,41 +56,104 @@ def num(x: Any) -> Any:
     return x
 
 
-def _side(row: Mapping[str, Any] | None) -> dict[str, Any] | None:
-    if row is None:
-        return None
-    n, k = int(row["n_usable"]), int(row["n_pass"])
-    lo, hi = wilson_interval(k, n)
-    return {
-        "n_attempts": int(row["n_attempts"]),
-        "n_errored": int(row["n_errored"]),
-        "n": n,
-        "passes": k,
-        "pass_rate": num(row["pass_rate"]),
-        "wilson_ci": [num(lo), num(hi)],
-        "verdict": str(row["verdict"]),
-        "composite_mean": num(row["composite_mean"]),
-        "case_hash": str(row["case_hashes"]),
-    }
+_SIDE_COLS = ("n_attempts", "n_errored", "n_usable", "n_pass", "pass_rate", "verdict",
+              "composite_mean", "case_hashes", "judges")
 
 
-def _status(ref: Mapping[str, Any] | None, cand: Mapping[str, Any] | None) -> tuple[str, str]:
-    if ref is None:
-        return "new", ""
-    if cand is None:
-        return "removed", ""
-    if ref["verdict"] == "errored" or cand["verdict"] == "errored":
-        sides = [
-            s for s, r in (("reference", ref), ("candidate", cand)) if r["verdict"] == "errored"
+def _floats(values: np.ndarray) -> list[Any]:
+    """JSON-safe list of floats: NaN / inf → None (``num`` over an array)."""
+    arr = np.asarray(values, dtype=float)
+    out: list[Any] = arr.tolist()
+    for i in np.flatnonzero(~np.isfinite(arr)).tolist():
+        out[i] = None
+    return out
+
+
+class _Side:
+    """One side's per-case columns aligned on the compared case ids (``pos`` < 0: absent)."""
+
+    def __init__(self, cases: pd.DataFrame, ids: list[str]) -> None:
+        own = [str(c) for c in cases["case_id"].tolist()]
+        last = {c: i for i, c in enumerate(own)}  # a repeated case id: the last row wins
+        self.pos = np.array([last.get(c, -1) for c in ids], dtype=np.int64)
+        self.has = self.pos >= 0
+        at = np.where(self.has, self.pos, 0)
+        cols = {c: cases[c].to_numpy()[at] if len(cases) else np.zeros(len(ids), dtype=object)
+                for c in _SIDE_COLS}
+        self.n = np.where(self.has, cols["n_usable"], 0).astype(np.int64)
+        self.k = np.where(self.has, cols["n_pass"], 0).astype(np.int64)
+        self.verdict = [str(v) if h else "" for v, h in zip(cols["verdict"], self.has.tolist(),
+                                                             strict=True)]
+        self.hashes = cols["case_hashes"].tolist()
+        self.judges = cols["judges"].tolist()
+        self.composite = np.where(self.has, cols["composite_mean"], np.nan).astype(float)
+        self.cols = cols
+
+    def dicts(self) -> list[dict[str, Any] | None]:
+        """The per-case side blocks of the rows (None where the side lacks the case)."""
+        has = self.has.tolist()
+        lo, hi = wilson_intervals(self.k, self.n)
+        c = self.cols
+        attempts = np.where(self.has, c["n_attempts"], 0).astype(np.int64).tolist()
+        errored = np.where(self.has, c["n_errored"], 0).astype(np.int64).tolist()
+        rate = _floats(np.where(self.has, c["pass_rate"], np.nan))
+        comp = _floats(self.composite)
+        return [
+            {"n_attempts": attempts[i], "n_errored": errored[i], "n": n, "passes": k,
+             "pass_rate": rate[i], "wilson_ci": [lo_i, hi_i], "verdict": self.verdict[i],
+             "composite_mean": comp[i], "case_hash": str(self.hashes[i])} if has[i] else None
+            for i, (n, k, lo_i, hi_i) in enumerate(zip(self.n.tolist(), self.k.tolist(),
+                                                       _floats(lo), _floats(hi), strict=True))
         ]
-        return "errored", "no usable attempt: " + " and ".join(sides)
-    if ref["verdict"] == "unscored" or cand["verdict"] == "unscored":
-        return "unscored", "no pass/fail verdict (composite unavailable, no boolean judge)"
-    if ref["case_hashes"] and cand["case_hashes"] and ref["case_hashes"] != cand["case_hashes"]:
-        return "modified", "case_hash changed"
-    if ref["judges"] != cand["judges"]:
-        return "modified", f"judges changed ({ref['judges']} -> {cand['judges']})"
-    return "compared", ""
+
+
+def wilson_intervals(k: np.ndarray, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``wilson_interval`` of each (k, n) pair, computed once per distinct pair (the
+    same floats as the scalar function; NaN where n = 0)."""
+    if not len(n):
+        return np.empty(0), np.empty(0)
+    pairs, inverse = np.unique(np.stack([k, n], axis=1), axis=0, return_inverse=True)
+    table = np.array([wilson_interval(int(a), int(b)) for a, b in pairs], dtype=float)
+    inverse = inverse.reshape(-1)
+    return table[inverse, 0], table[inverse, 1]
+
+
+def fisher_p_values(k_a: np.ndarray, n_a: np.ndarray, k_b: np.ndarray,
+                    n_b: np.ndarray) -> np.ndarray:
+    """``fisher_exact_two_sided`` of each case, computed once per distinct table."""
+    if not len(n_a):
+        return np.empty(0)
+    tables, inverse = np.unique(np.stack([k_a, n_a, k_b, n_b], axis=1), axis=0,
+                                return_inverse=True)
+    p = np.array([fisher_exact_two_sided(*(int(x) for x in t)) for t in tables], dtype=float)
+    return p[inverse.reshape(-1)]
+
+
+def _statuses(ref: _Side, cand: _Side) -> tuple[list[str], list[str]]:
+    """Each case's status and reason (module docstring order)."""
+    statuses, reasons = [], []
+    for i in range(len(ref.has)):
+        v_r, v_c = ref.verdict[i], cand.verdict[i]
+        if not ref.has[i]:
+            status, reason = "new", ""
+        elif not cand.has[i]:
+            status, reason = "removed", ""
+        elif v_r == "errored" or v_c == "errored":
+            sides = [s for s, v in (("reference", v_r), ("candidate", v_c)) if v == "errored"]
+            status, reason = "errored", "no usable attempt: " + " and ".join(sides)
+        elif v_r == "unscored" or v_c == "unscored":
+            status = "unscored"
+            reason = "no pass/fail verdict (composite unavailable, no boolean judge)"
+        elif ref.hashes[i] and cand.hashes[i] and ref.hashes[i] != cand.hashes[i]:
+            status, reason = "modified", "case_hash changed"
+        elif ref.judges[i] != cand.judges[i]:
+            status = "modified"
+            reason = f"judges changed ({ref.judges[i]} -> {cand.judges[i]})"
+        else:
+            status, reason = "compared", ""
+        statuses.append(status)
+        reasons.append(reason)
+    return statuses, reasons
 
 
 def compare_sides(
@@ -110,13 +173,13 @@ def compare_sides(
     ``reference`` / ``candidate`` describe the sides ({"condition_id", "levels", "source"});
     their ``condition_id`` (plus source) seed the Monte Carlo and bootstrap draws.
     ``clusters`` maps case_id → cluster label (from the ``cluster_key`` case tag).
+    Vectorised over cases: per-case values are column operations; Wilson intervals and
+    Fisher p are computed once per distinct count table.
     """
-    ref_rows: dict[str, dict[str, Any]] = {
-        str(r["case_id"]): {str(k): v for k, v in r.items()} for r in ref_cases.to_dict("records")
-    }
-    cand_rows: dict[str, dict[str, Any]] = {
-        str(r["case_id"]): {str(k): v for k, v in r.items()} for r in cand_cases.to_dict("records")
-    }
+    ids = sorted({str(c) for c in ref_cases["case_id"].tolist()}
+                 | {str(c) for c in cand_cases["case_id"].tolist()})
+    ref, cand = _Side(ref_cases, ids), _Side(cand_cases, ids)
+    statuses, reasons = _statuses(ref, cand)
     lists: dict[str, list[str]] = {
         k: []
         for k in (
@@ -132,45 +195,37 @@ def compare_sides(
             "unscored",
         )
     }
-    rows: list[dict[str, Any]] = []
-    counts: list[CaseCounts] = []
-    comp_diffs: list[float] = []
-    comp_cases: list[str] = []
-    for case in sorted(set(ref_rows) | set(cand_rows)):
-        ref, cand = ref_rows.get(case), cand_rows.get(case)
-        status, reason = _status(ref, cand)
-        row: dict[str, Any] = {"case_id": case, "status": status, "reason": reason or None}
-        row["reference"], row["candidate"] = _side(ref), _side(cand)
-        if cand is not None and cand["verdict"] == "errored":
-            lists["errored_candidate"].append(case)
+    lists["errored_candidate"] = [c for c, v in zip(ids, cand.verdict, strict=True)
+                                  if v == "errored"]
+    for case, status in zip(ids, statuses, strict=True):
         if status != "compared":
             lists[status].append(case)
-            rows.append(row)
-            continue
-        if ref is None or cand is None:  # unreachable: _status returned new/removed
-            continue
-        n_a, k_a, n_b, k_b = (
-            int(ref["n_usable"]),
-            int(ref["n_pass"]),
-            int(cand["n_usable"]),
-            int(cand["n_pass"]),
-        )
-        diff = k_b / n_b - k_a / n_a
-        p = fisher_exact_two_sided(k_a, n_a, k_b, n_b)
-        rank_a, rank_b = VERDICT_RANK[ref["verdict"]], VERDICT_RANK[cand["verdict"]]
+    ref_sides, cand_sides = ref.dicts(), cand.dicts()
+    rows: list[dict[str, Any]] = [
+        {"case_id": case, "status": status, "reason": reason or None,
+         "reference": r_side, "candidate": c_side}
+        for case, status, reason, r_side, c_side in zip(
+            ids, statuses, reasons, ref_sides, cand_sides, strict=True)
+    ]
+    sel = np.array([s == "compared" for s in statuses], dtype=bool)
+    counts = CaseArrays(ref.n[sel], ref.k[sel], cand.n[sel], cand.k[sel])
+    diff = counts.k_b / counts.n_b - counts.k_a / counts.n_a if len(counts) else np.empty(0)
+    fisher = fisher_p_values(counts.k_a, counts.n_a, counts.k_b, counts.n_b)
+    comp = cand.composite[sel] - ref.composite[sel]
+    compared_rows = [row for row, s in zip(rows, sel.tolist(), strict=True) if s]
+    comp_list = _floats(comp)
+    for row, d, p, c in zip(compared_rows, diff.tolist(), fisher.tolist(), comp_list,
+                            strict=True):
+        rank_a = VERDICT_RANK[row["reference"]["verdict"]]
+        rank_b = VERDICT_RANK[row["candidate"]["verdict"]]
         flags = {"regressed": rank_b < rank_a, "improved": rank_b > rank_a}
         for name, hit in flags.items():
             if hit:
-                lists[name].append(case)
-        comp = float(cand["composite_mean"]) - float(ref["composite_mean"])
-        row.update(
-            {"pass_rate_diff": num(diff), "fisher_p": num(p), "composite_diff": num(comp), **flags}
-        )
-        rows.append(row)
-        counts.append(CaseCounts(n_a, k_a, n_b, k_b))
-        if math.isfinite(comp):
-            comp_diffs.append(comp)
-            comp_cases.append(case)
+                lists[name].append(row["case_id"])
+        row.update({"pass_rate_diff": d, "fisher_p": p, "composite_diff": c, **flags})
+    finite = np.isfinite(comp)
+    comp_diffs = comp[finite].tolist()
+    comp_cases = [r["case_id"] for r, f in zip(compared_rows, finite.tolist(), strict=True) if f]
     _significant_flags(rows, lists, alpha)
     seed = seed_from_ids(_side_id(reference), _side_id(candidate))
     perm = stratified_permutation_test(counts, seed=seed, n_permutations=n_permutations)

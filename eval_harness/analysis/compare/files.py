@@ -16,11 +16,14 @@ for version 1 files too. Everything else in the summary is unchanged.
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
+
+from eval_harness.jsonfile import json_text, write_text_atomic
 
 SUMMARY = "comparisons.json"
 CASES_FILE = "comparisons.cases.jsonl"
@@ -29,23 +32,45 @@ _CHUNK = 5_000
 _ROW_KEYS = ("comparison", "kind", "reference_id", "candidate_id")
 
 
-def split_comparisons(doc: Mapping[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """(summary document, per-case rows) of a ``build_comparisons`` document."""
+def _head(i: int, rec: Mapping[str, Any]) -> dict[str, Any]:
+    """The fields a per-case row of comparison ``i`` gets in front of its own."""
+    return {"comparison": i, "kind": rec.get("kind"),
+            "reference_id": (rec.get("reference") or {}).get("condition_id"),
+            "candidate_id": (rec.get("candidate") or {}).get("condition_id")}
+
+
+def _summary(doc: Mapping[str, Any]) -> dict[str, Any]:
     summary = {k: v for k, v in doc.items() if k != "comparisons"}
     summary["schema_version"] = SCHEMA_VERSION
     summary["cases_file"] = CASES_FILE
-    comps: list[dict[str, Any]] = []
+    summary["comparisons"] = [
+        {**{k: v for k, v in rec.items() if k != "cases"}, "n_case_rows": len(rec.get("cases") or [])}
+        for rec in doc.get("comparisons") or []]
+    return summary
+
+
+def split_comparisons(doc: Mapping[str, Any]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """(summary document, per-case rows) of a ``build_comparisons`` document."""
     rows: list[dict[str, Any]] = []
     for i, rec in enumerate(doc.get("comparisons") or []):
-        cases = list(rec.get("cases") or [])
-        head = {"comparison": i, "kind": rec.get("kind"),
-                "reference_id": (rec.get("reference") or {}).get("condition_id"),
-                "candidate_id": (rec.get("candidate") or {}).get("condition_id")}
-        rows.extend({**head, **row} for row in cases)
-        comps.append({**{k: v for k, v in rec.items() if k != "cases"},
-                      "n_case_rows": len(cases)})
-    summary["comparisons"] = comps
-    return summary, rows
+        head = _head(i, rec)
+        rows.extend({**head, **row} for row in rec.get("cases") or [])
+    return _summary(doc), rows
+
+
+def _row_lines(doc: Mapping[str, Any]) -> Iterator[str]:
+    """The JSON Lines of ``split_comparisons``'s rows, without building the merged dicts:
+    a comparison's head fields are encoded once and put in front of each row's own
+    (the same text as encoding the merged row, asserted in the tests)."""
+    dumps = json.JSONEncoder(separators=(",", ":"), default=str, allow_nan=False).encode
+    for i, rec in enumerate(doc.get("comparisons") or []):
+        head = _head(i, rec)
+        prefix = dumps(head)[:-1]  # '{"comparison":0,...,"candidate_id":"x"'
+        for row in rec.get("cases") or []:
+            if not row or any(k in row for k in _ROW_KEYS):  # rare: merge as documented
+                yield dumps({**head, **row}) + "\n"
+            else:
+                yield prefix + "," + dumps(row)[1:] + "\n"
 
 
 def write_comparisons(out_dir: str | Path, doc: Mapping[str, Any],
@@ -54,19 +79,15 @@ def write_comparisons(out_dir: str | Path, doc: Mapping[str, Any],
     (e.g. secret redaction). Returns the paths written."""
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    summary, rows = split_comparisons(doc)
-    dumps = json.JSONEncoder(separators=(",", ":"), default=str, allow_nan=False).encode
     rows_path = out / CASES_FILE
     tmp = rows_path.with_suffix(".jsonl.tmp")
     with open(tmp, "w", encoding="utf-8") as fh:
-        for start in range(0, len(rows), _CHUNK):  # one filter call per chunk of rows
-            fh.write(clean("".join(dumps(r) + "\n" for r in rows[start:start + _CHUNK])))
+        lines = _row_lines(doc)
+        while chunk := list(itertools.islice(lines, _CHUNK)):  # one filter call per chunk
+            fh.write(clean("".join(chunk)))
     os.replace(tmp, rows_path)
     path = out / SUMMARY
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(clean(json.dumps(summary, indent=2, default=str, allow_nan=False)) + "\n",
-                   encoding="utf-8")
-    os.replace(tmp, path)
+    write_text_atomic(path, clean(json_text(_summary(doc))))  # indented unless large
     return [path, rows_path]
 
 

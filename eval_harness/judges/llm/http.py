@@ -26,7 +26,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from eval_harness.judges.llm.providers import ModelRef, endpoint
-from eval_harness.runner.transport import MAX_RESPONSE_BYTES, TransportError, post
+
+# runner.transport (http.client, ssl, urllib) is imported on the first call, not here:
+# --dry-run builds every judge and must not pay for the HTTP stack (docs/performance.md)
+MAX_RESPONSE_BYTES = 32 * 1024 * 1024  # = runner.transport.MAX_RESPONSE_BYTES (a test checks)
 
 ANTHROPIC_VERSION = "2023-06-01"
 RETRY_STATUSES = {408, 409, 425, 429, 500, 502, 503, 504, 529}
@@ -93,6 +96,8 @@ def _error_text(body: bytes) -> str:
 
 def _post(url: str, headers: dict[str, str], body: dict[str, Any],
           policy: RetryPolicy) -> dict[str, Any]:
+    from eval_harness.runner.transport import TransportError, post
+
     data = json.dumps(body).encode()
     last = "no attempt made"
     for attempt in range(policy.attempts):

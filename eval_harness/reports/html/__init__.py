@@ -19,6 +19,18 @@ NAV = [("charts", "Charts"), ("tables", "Tables"), ("grid-all", "All cases"),
        ("drilldown", "Per case")]
 
 
+#: the "All cases" table: at most this many cells (case × condition), and 100 to 1,000 rows
+GRID_CELLS = 16_000
+GRID_ROWS = (100, 1_000)
+
+
+def grid_rows(report: Mapping[str, Any]) -> int:
+    """Rows of the "All cases" table: 1,000 up to 16 conditions, fewer with more
+    conditions (never under 100), so the page stays a few hundred KB at any scale."""
+    n_cond = max(len((report.get("case_grid") or {}).get("condition_ids") or []), 1)
+    return min(GRID_ROWS[1], max(GRID_ROWS[0], GRID_CELLS // n_cond))
+
+
 def render_html(report: Mapping[str, Any], *, frame: pd.DataFrame,
                 runs_root: Path | Sequence[Path] | None = None) -> str:
     """The whole HTML document for a report model."""
@@ -41,7 +53,7 @@ def render_html(report: Mapping[str, Any], *, frame: pd.DataFrame,
     body.append('<h2 id="grid-all">All cases</h2>')
     from eval_harness.reports.tables import grid_table
 
-    full = grid_table(report, show_all=True, limit=1000)
+    full = grid_table(report, show_all=True, limit=grid_rows(report))
     full.key, full.title = "grid-all-table", "Every case × condition"
     body.append(table_html(full))
     body.append('<h2 id="drilldown">Per case</h2>')

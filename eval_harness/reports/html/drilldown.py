@@ -101,6 +101,13 @@ def _attempt(case_dir: Path, rep: int) -> str:
     return f'<p class="note">{esc(head)}</p>{body}{_judges(scores)}'
 
 
+def omitted_note(n_cases: int, shown: int) -> str:
+    """Says how many cases a bounded HTML section leaves out and where every case is."""
+    return (f"{n_cases - shown} more case(s) not shown (shown: the first {shown} of the case "
+            "grid, differing cases first, hardest first); every case × condition is in "
+            "report.json's case_grid, or report.cases.jsonl when the grid is large")
+
+
 def drilldown_html(report: Mapping[str, Any], frame: pd.DataFrame,
                    runs_root: Path | Sequence[Path] | None) -> str:
     """The drill-down section body (``not available`` without run directories)."""
@@ -113,15 +120,24 @@ def drilldown_html(report: Mapping[str, Any], frame: pd.DataFrame,
     if not dirs:
         return f'<p class="na">{esc(fmt.NOT_AVAILABLE)} (run directories not found)</p>'
     conds = report.get("conditions") or []
-    samples = (frame[["case_id", "condition_id", "replication", "run_id"]]
-               .drop_duplicates().sort_values(["replication", "run_id"]))
-    by_key: dict[tuple[str, str], list[tuple[int, str]]] = {}
-    for r in samples.itertuples(index=False):
-        by_key.setdefault((str(r.case_id), str(r.condition_id)), []).append(
-            (int(r.replication), str(r.run_id)))
     cases = list((report.get("case_grid") or {}).get("cases") or [])
+    shown = cases[:MAX_CASES]
+    # Only runs that hold per-case folders (agent-eval-harness runs have none), and only
+    # the samples of the cases shown: the frame has a row per sample and judge.
+    with_cases = {rid for rid, d in dirs.items() if (d / "cases").is_dir()}
+    if not with_cases:
+        return (f'<p class="na">{esc(fmt.NOT_AVAILABLE)} (the runs keep no per-case folders, '
+                'e.g. agent-eval-harness runs)</p>')
+    by_key: dict[tuple[str, str], list[tuple[int, str]]] = {}
+    if shown:
+        cols = ["case_id", "condition_id", "replication", "run_id"]
+        pick = frame["case_id"].astype(str).isin([str(c["case_id"]) for c in shown])
+        samples = frame.loc[pick, cols].drop_duplicates().sort_values(["replication", "run_id"])
+        for cid, cond, rep, rid in zip(*(samples[c].tolist() for c in cols), strict=True):
+            if str(rid) in with_cases:
+                by_key.setdefault((str(cid), str(cond)), []).append((int(rep), str(rid)))
     parts = []
-    for case in cases[:MAX_CASES]:
+    for case in shown:
         cid = case["case_id"]
         cells = " | ".join(cell_text(case["cells"].get(c["condition_id"])) or "–" for c in conds)
         inner: list[str] = []
@@ -148,5 +164,6 @@ def drilldown_html(report: Mapping[str, Any], frame: pd.DataFrame,
         parts.append(f"<details><summary>{esc(cid)}{esc(flag)} — {esc(cells)}</summary>"
                      f"{''.join(inner) or '<p class=na>no run files</p>'}</details>")
     if len(cases) > MAX_CASES:
-        parts.append(f'<p class="note">{len(cases) - MAX_CASES} more case(s) not shown</p>')
+        parts.append(f'<p class="note">{esc(omitted_note(len(cases), MAX_CASES))}; their '
+                     'answers are under &lt;run&gt;/cases/&lt;case id&gt;/</p>')
     return "\n".join(parts)

@@ -56,3 +56,17 @@ def test_analyze_only_writes_the_compact_pair(tmp_path: Path) -> None:
     rows = (tmp_path / CASES_FILE).read_text().splitlines()
     assert sum(c["n_case_rows"] for c in summary["comparisons"]) == len(rows) > 0
     assert "\n  " not in (tmp_path / CASES_FILE).read_text()  # compact, one object per line
+
+
+def test_rows_file_is_the_merged_rows_encoded_one_per_line(tmp_path: Path) -> None:
+    # The writer puts each comparison's head fields in front of the row's own text instead
+    # of merging dicts; the bytes must equal encoding the merged rows (split_comparisons),
+    # also for an empty row and a row that carries a head key itself (the row wins).
+    doc = _doc()
+    doc["comparisons"][1]["cases"] = [{}, {"case_id": "z", "kind": "own", "v": [1.5, None]},
+                                      {"case_id": "é\n\"x\"", "p": 1e-300}]
+    write_comparisons(tmp_path, doc)
+    _, rows = split_comparisons(doc)
+    expected = "".join(json.dumps(r, separators=(",", ":")) + "\n" for r in rows)
+    assert (tmp_path / CASES_FILE).read_text(encoding="utf-8") == expected
+    assert json.loads(expected.splitlines()[4])["kind"] == "own"
