@@ -20,8 +20,8 @@ Series (``--series``, default all):
   series' growth it prints the with/without ratio per size and flags it when it grows
   (tags made grouping quadratic once);
 - ``million``: 1M judge values end to end against the targets (≤ 60 s wall, ≤ 2 GB peak
-  RSS): 16 conditions × 10,417 cases × 3 replications × 2 judges = 1,000,128 values
-  (333,376 samples), agent-eval-harness layout.
+  RSS): 16 conditions × 10,417 cases × 3 replications × 2 judges = 1,000,032 values
+  (500,016 samples), agent-eval-harness layout.
 
 Peak RSS is the analysis process's own peak (``VmHWM``, from timings.json) and, on
 Linux, the sampled peak of the whole process tree (worker processes included: their RSS
@@ -59,7 +59,7 @@ import scale_data
 
 REPO = Path(__file__).resolve().parent.parent
 SERIES = ("cases", "conditions", "tags", "million")
-MILLION = (16, 10_417, 3)  # × 2 judges = 1,000,128 judge values
+MILLION = (16, 10_417, 3)  # × 2 judges = 1,000,032 judge values
 WALL_TARGET_S = 60.0
 RSS_TARGET_MIB = 2e9 / 2**20  # 2 GB
 
