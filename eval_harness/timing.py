@@ -156,6 +156,7 @@ class Recorder:
                 "wall_s": round(wall, 6), "cpu_s": round(cpu, 6),
                 # time inside the recording but in no top-level phase (glue, small steps)
                 "unphased_wall_s": round(max(0.0, wall - sum(p.wall_s for p in top)), 6),
+                "unphased_cpu_s": round(max(0.0, cpu - sum(p.cpu_s for p in top)), 6),
                 # CPU the process used before the clock started: interpreter start, the
                 # CLI's imports, config loading
                 "cpu_before_s": round(self.start.cpu, 6),
@@ -171,7 +172,7 @@ class Recorder:
             (("  " * p["depth"]) + p["name"] + (f" x{p['calls']}" if p["calls"] > 1 else ""),
              p["wall_s"], p["cpu_s"], p["peak_rss_delta_mib"]) for p in doc["phases"]]
         total = doc["total"]
-        rows.append(("(other)", total["unphased_wall_s"], None, None))
+        rows.append(("(other)", total["unphased_wall_s"], total["unphased_cpu_s"], None))
         rows.append(("total", total["wall_s"], total["cpu_s"], total["peak_rss_mib"]))
         rows.append(("(before the clock: start-up, config)", None, total["cpu_before_s"], None))
         width = max(len("phase"), *(len(r[0]) for r in rows))
