@@ -136,7 +136,8 @@ def dataset(size: Size, keep: Path | None, scratch: Path) -> Path:
         t0 = time.perf_counter()
         scale_data.write_runs(str(root), size.layout, size.conditions, size.cases, size.reps,
                               judges=2, tags=size.tags)
-        (root / "eval.yaml").write_text(scale_data.config_text(size.conditions, 2, size.reps))
+        config = scale_data.config_text(size.conditions, 2, size.reps, layout=size.layout)
+        (root / "eval.yaml").write_text(config)
         done.write_text("")
         print(f"  wrote {size.label} ({size.samples:,} samples, {size.layout} layout) in "
               f"{time.perf_counter() - t0:.1f} s", flush=True)

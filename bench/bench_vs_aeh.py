@@ -2,38 +2,67 @@
 
 For each size (conditions × cases × replications, 2 judges: a boolean gate and a 1–5
 score) it writes one run set in agent-eval-harness's layout (``condition.json`` +
-``summary.yaml`` + ``run_result.json`` per run, see bench/scale_data.py), then runs each
-tool as a child process on it and prints CPU seconds (user + system of the child, from
-``resource.getrusage(RUSAGE_CHILDREN)``), wall seconds and peak RSS, and the ratios.
+``summary.yaml`` + ``run_result.json`` per run, see bench/scale_data.py) and an eval.yaml
+in that tool's vocabulary (so both tools compute the same composite), then runs each tool
+as a child process on it and prints CPU seconds (user + system of the child, from
+``resource.getrusage(RUSAGE_CHILDREN)``), wall seconds and peak RSS, the ratios, and the
+largest difference between the two tools' condition means (their ``anova.json``).
 CPU time, not wall time, is what to compare: the machine may be shared.
 
 Sizes (the targets of issue 14): 2×2 × 1,000 cases; 16 × 5,000; 16 × 5,000 × 3 reps.
 
 Installs nothing. agent-eval-harness (opendatahub-io/agent-eval-harness, package
-``agent_eval``, version 1.6 when this was written) is NOT on PyPI: the PyPI name
-``agent-eval-harness`` is an unrelated 0.1.0 project and ``agent-eval`` is allenai's
-toolkit. To measure it, install it from a checkout into a separate venv outside this
-repository, e.g.::
+``agent_eval``) is NOT on PyPI: the PyPI name ``agent-eval-harness`` is an unrelated 0.1.0
+project and ``agent-eval`` is allenai's toolkit. To measure it, install it from a checkout
+of opendatahub-io/agent-eval-harness at commit 37fb88c285a3fdae981c75a2c1f6c6894c7d2de3
+(version 1.30.1, the one measured here) into its own venv outside this repository::
 
-    git clone https://github.com/opendatahub-io/agent-eval-harness /tmp/aeh
-    python3.11 -m venv /tmp/aeh-venv && /tmp/aeh-venv/bin/pip install '/tmp/aeh[anova]'
+    git clone https://github.com/opendatahub-io/agent-eval-harness /opt/aeh
+    git -C /opt/aeh checkout 37fb88c285a3fdae981c75a2c1f6c6894c7d2de3
+    python3.11 -m venv /opt/aeh-venv
+    /opt/aeh-venv/bin/pip install -e '/opt/aeh[anova]'
 
-and pass its analyze command with ``{runs}`` (the runs directory) and ``{config}`` (an
-eval.yaml with the matrix and judges) placeholders::
+(its ``anova`` extra: scipy>=1.17, statsmodels>=0.14.6, pandas>=2.2,<3, pingouin>=0.6.1;
+measured with scipy 1.17.1, statsmodels 0.15.0, pandas 2.3.3, pingouin 0.7.0, Python 3.11).
+Its analyze path needs only these files of the checkout: pyproject.toml,
+``skills/eval-anova/scripts/{orchestrate,analyze}.py``,
+``agent_eval/{__init__,_bootstrap,config}.py``, ``agent_eval/harbor/reward.py``,
+``agent_eval/anova/{__init__,archive,composite,matrix}.py`` and
+``agent_eval/anova/stats/{__init__,anova,pareto}.py``. Then pass its analyze command with
+the placeholders ``{config}`` (the eval.yaml), ``{runs}`` (the runs directory) and
+``{runs_parent}``::
 
     python bench/bench_vs_aeh.py --aeh-cmd \\
-      '/tmp/aeh-venv/bin/python /tmp/aeh/skills/eval-anova/scripts/orchestrate.py
-       --config {config} --analyze-only {runs}'
+      '/opt/aeh-venv/bin/python /opt/aeh/skills/eval-anova/scripts/orchestrate.py
+       --config {config} --analyze-only --no-report'
+
+Its orchestrator takes no runs path: it analyses ``$AGENT_EVAL_RUNS_DIR/<eval name>``, so
+this script runs the command with ``AGENT_EVAL_RUNS_DIR={runs_parent}`` (the run sets are
+written to ``<dir>/bench`` and the eval.yaml is named ``bench``). It writes its
+``anova.json`` into the runs directory, so ``--keep`` must name a writable directory of
+your own. ``--no-report`` skips its eval-compare HTML page (not part of its analysis; at
+that commit a separate script that re-reads every summary.yaml): the AEH side is load +
+composite + ANOVA/mixed model + Pareto + anova.json, while ours also writes every report,
+so the ratio is conservative. Multi-factor designs there are a statsmodels MixedLM fit
+(treatment coding), not an F test, so only the condition means and per-case values are
+compared (see docs/migrating-from-agent-eval-harness.md).
+
+agent-eval-harness at that commit, measured with this script (2 CPUs shared, load ~4.5;
+CPU s / peak RSS): 4x1000x1 9.7 s / 210 MiB; 16x5000x1 109.3 s / 340 MiB;
+16x5000x3 287.2 s / 421 MiB. The two tools' condition means agree to 1e-16 and their
+per-case values exactly at all three sizes (and 4x200x3), and F agrees where it computes
+one (one factor).
 
 Without ``--aeh-cmd`` only our side is measured and the AEH columns say why.
 
 Usage: python bench/bench_vs_aeh.py [--sizes 4x1000x1,16x5000x1,16x5000x3] [--keep DIR]
-       [--aeh-cmd CMD] [--layout aeh|native]
+       [--aeh-cmd CMD] [--sides both|ours|aeh] [--layout aeh|native]
 """
 
 from __future__ import annotations
 
 import argparse
+import json
 import os
 import resource
 import shlex
@@ -50,21 +79,40 @@ import scale_data
 REPO = Path(__file__).resolve().parent.parent
 NOT_MEASURED = ("agent-eval-harness not measured: it is not installable from PyPI (see this "
                 "script's docstring); pass --aeh-cmd to compare")
+Usage = tuple[float, float, float, int]
 
 
-def _child(argv: list[str]) -> tuple[float, float, float, int]:
-    """(cpu s, wall s, peak RSS MiB, exit code) of one child process."""
+def _child(argv: list[str], env: dict[str, str] | None = None,
+           ok: tuple[int, ...] = (0, 1)) -> Usage:
+    """(cpu s, wall s, peak RSS MiB, exit code) of one child process; its stderr is shown
+    when the exit code is not in ``ok`` (ours exits 1 when a threshold fails)."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.perf_counter()
     done = subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                          check=False)
+                          check=False, env={**os.environ, **(env or {})})
     wall = time.perf_counter() - t0
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    if done.returncode not in (0, 1):
+    if done.returncode not in ok:
         print(f"  child failed ({done.returncode}): {done.stderr.strip()[-400:]}", flush=True)
     # ru_maxrss of children is the largest child so far (KiB on Linux): run one per process
     return cpu, wall, after.ru_maxrss / 1024, done.returncode
+
+
+def _isolated(argv: list[str], env: dict[str, str] | None = None,
+              ok: tuple[int, ...] = (0, 1)) -> Usage:
+    """Run ``argv`` through a fresh interpreter that reports its child's usage, so each
+    tool's peak RSS is its own (RUSAGE_CHILDREN keeps the maximum over all children)."""
+    here = str(Path(__file__).resolve().parent)
+    code = (f"import json,sys; sys.path.insert(0, {here!r}); import bench_vs_aeh as b; "
+            f"print(json.dumps(b._child({argv!r}, {env!r}, {ok!r})))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                          check=True)
+    lines = done.stdout.strip().splitlines()
+    for line in lines[:-1]:  # the child's failure, if any
+        print(line, flush=True)
+    cpu, wall, rss, rc = json.loads(lines[-1])
+    return float(cpu), float(wall), float(rss), int(rc)
 
 
 def _ours(runs: Path, config: Path, out: Path) -> list[str]:
@@ -72,7 +120,32 @@ def _ours(runs: Path, config: Path, out: Path) -> list[str]:
             "--config", str(config), "--output", str(out), "--per-judge"]
 
 
-def measure(size: str, keep: str | None, aeh_cmd: str | None, layout: str) -> None:
+def _line(size: str, side: str, use: Usage, samples: int) -> None:
+    print(f"{size:>12}  {side:<4}  cpu {use[0]:8.1f} s  wall {use[1]:8.1f} s  "
+          f"peak {use[2]:7.0f} MiB  {1000 * use[0] / samples:6.3f} ms CPU/sample", flush=True)
+
+
+def _means(path: Path) -> dict[str, float]:
+    """Condition mean by sorted levels, from either tool's anova.json."""
+    data = json.loads(path.read_text())
+    return {json.dumps(c["levels"], sort_keys=True): float(c["mean"])
+            for c in data.get("condition_summaries", [])}
+
+
+def agreement(ours: Path, theirs: Path) -> str:
+    """One line comparing the condition means of the two tools' anova.json."""
+    if not (ours.is_file() and theirs.is_file()):
+        return ("condition means not compared: "
+                f"{'our' if not ours.is_file() else 'its'} anova.json is missing")
+    a, b = _means(ours), _means(theirs)
+    if not a or a.keys() != b.keys():
+        return f"condition means not compared: conditions differ ({len(a)} vs {len(b)})"
+    diff = max(abs(a[k] - b[k]) for k in a)
+    return f"condition means of {len(a)} conditions: max |ours - aeh| = {diff:.2e}"
+
+
+def measure(size: str, keep: str | None, aeh_cmd: str | None, layout: str,
+            sides: str) -> None:
     conds, cases, reps = (int(x) for x in size.split("x"))
     root = Path(keep or tempfile.mkdtemp(prefix="bench-aeh-")) / f"{layout}-{size}"
     try:
@@ -83,54 +156,56 @@ def measure(size: str, keep: str | None, aeh_cmd: str | None, layout: str) -> No
             print(f"{size}: wrote {n:,} samples ({layout} layout) in "
                   f"{time.perf_counter() - t0:.1f} s", flush=True)
         config = root / "eval.yaml"
-        config.write_text(scale_data.config_text(conds, 2, reps))
+        config.write_text(scale_data.config_text(conds, 2, reps, layout=layout))
         samples = conds * cases * reps
-        # each measurement in its own grandchild so ru_maxrss is that run's peak
-        ours = _isolated(_ours(root / "bench", config, root / "out"))
-        print(f"{size:>12}  ours  cpu {ours[0]:8.1f} s  wall {ours[1]:8.1f} s  "
-              f"peak {ours[2]:7.0f} MiB  {1000 * ours[0] / samples:6.3f} ms CPU/sample",
-              flush=True)
+        ours: Usage | None = None
+        if sides in ("both", "ours"):
+            # each measurement in its own grandchild so ru_maxrss is that run's peak
+            ours = _isolated(_ours(root / "bench", config, root / "out"))
+            _line(size, "ours", ours, samples)
+            if ours[3] not in (0, 1):
+                ours = None
+        if sides == "ours":
+            return
         if not aeh_cmd:
             print(f"{size:>12}  aeh   {NOT_MEASURED}", flush=True)
             return
-        argv = shlex.split(aeh_cmd.format(runs=root / "bench", config=config))
-        theirs = _isolated(argv)
-        print(f"{size:>12}  aeh   cpu {theirs[0]:8.1f} s  wall {theirs[1]:8.1f} s  "
-              f"peak {theirs[2]:7.0f} MiB", flush=True)
-        print(f"{size:>12}  ratio aeh/ours: cpu {theirs[0] / ours[0]:5.2f}x  "
-              f"peak memory {theirs[2] / ours[2]:5.2f}x", flush=True)
+        argv = shlex.split(aeh_cmd.format(runs=root / "bench", runs_parent=root,
+                                          config=config))
+        theirs = _isolated(argv, {"AGENT_EVAL_RUNS_DIR": str(root)}, ok=(0,))
+        _line(size, "aeh", theirs, samples)
+        if theirs[3] != 0:
+            print(f"{size:>12}  aeh   failed (exit {theirs[3]}): no ratio", flush=True)
+            return
+        print(f"{size:>12}  {agreement(root / 'out' / 'anova.json', root / 'bench' / 'anova.json')}",
+              flush=True)
+        if ours is not None:
+            print(f"{size:>12}  ratio aeh/ours: cpu {theirs[0] / ours[0]:5.2f}x  "
+                  f"wall {theirs[1] / ours[1]:5.2f}x  "
+                  f"peak memory {theirs[2] / ours[2]:5.2f}x", flush=True)
     finally:
         if keep is None:
             shutil.rmtree(root.parent, ignore_errors=True)
 
 
-def _isolated(argv: list[str]) -> tuple[float, float, float, int]:
-    """Run ``argv`` through a fresh interpreter that reports its child's usage, so each
-    tool's peak RSS is its own (RUSAGE_CHILDREN keeps the maximum over all children)."""
-    code = (f"import json,sys; sys.path.insert(0, {str(Path(__file__).resolve().parent)!r}); import bench_vs_aeh as b; "
-            f"print(json.dumps(b._child({argv!r})))")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                          check=True)
-    import json
-
-    cpu, wall, rss, rc = json.loads(done.stdout.strip().splitlines()[-1])
-    return float(cpu), float(wall), float(rss), int(rc)
-
-
-def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+def main(argv: list[str] | None = None) -> None:
+    ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     ap.add_argument("--sizes", default="4x1000x1,16x5000x1,16x5000x3",
                     help="conditions x cases x replications, comma-separated")
-    ap.add_argument("--keep", default=None, help="write / reuse run sets under this directory")
+    ap.add_argument("--keep", default=None, help="write / reuse run sets under this directory "
+                    "(agent-eval-harness writes its anova.json into them)")
     ap.add_argument("--aeh-cmd", default=os.environ.get("AEH_ANALYZE_CMD"),
-                    help="agent-eval-harness analyze command with {runs} and {config}")
+                    help="agent-eval-harness analyze command with {config}, {runs} and "
+                    "{runs_parent}; run with AGENT_EVAL_RUNS_DIR={runs_parent}")
+    ap.add_argument("--sides", default="both", choices=("both", "ours", "aeh"),
+                    help="measure both tools (default) or one")
     ap.add_argument("--layout", default="aeh", choices=("aeh", "native"),
                     help="run-directory layout (aeh: both tools read it)")
-    args = ap.parse_args()
+    args = ap.parse_args(argv)
     print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} "
           "(CPU seconds are comparable under load; wall seconds are not)", flush=True)
     for size in args.sizes.split(","):
-        measure(size.strip(), args.keep, args.aeh_cmd, args.layout)
+        measure(size.strip(), args.keep, args.aeh_cmd, args.layout, args.sides)
 
 
 if __name__ == "__main__":

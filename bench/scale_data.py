@@ -9,7 +9,8 @@ boolean gate judge ``tests_pass`` and numeric 1–5 judges (``quality``, ``q2``,
 - ``native``: this tool's layout (``run.json`` + ``cases/<id>/record.json`` with a
   composite), which only this tool reads.
 
-``config_text`` returns a matching ``eval.yaml`` (so both judges enter the composite).
+``config_text`` returns a matching ``eval.yaml``: for ``aeh`` one that makes both tools
+compute the same composite (agent-eval-harness's rule), so their condition means agree.
 Values are seeded (numpy default_rng); the data has a model effect and case variance.
 """
 
@@ -46,12 +47,23 @@ def judge_names(judges: int) -> list[str]:
     return ["tests_pass", "quality", *[f"q{i}" for i in range(2, judges)]][:judges]
 
 
-def config_text(conditions: int, judges: int = 2, reps: int = 1) -> str:
+def config_text(conditions: int, judges: int = 2, reps: int = 1, layout: str = "aeh") -> str:
+    """The ``eval.yaml`` for a run set of ``layout``.
+
+    ``aeh``: in agent-eval-harness's own vocabulary (no ``gate``/``weight``/``composite``
+    keys), so this tool scores those runs with that tool's rule (boolean judges gate,
+    numeric judges averaged over their ``score_range``) and both tools analyse the same
+    composite; a ``gate: true`` here would switch this tool to its own composite (booleans
+    averaged in as 0/1), see docs/migrating-from-agent-eval-harness.md. ``native``: the
+    gate the records' composite was written with.
+    """
     f = factors_for(conditions)
     lines = ["name: bench", "matrix:", "  factors:"]
     lines += [f"    {k}: [{', '.join(v)}]" for k, v in f.items()]
     lines += [f"  replications: {reps}", "judges:",
-              "  - name: tests_pass", "    check: 'return True, \"\"'", "    gate: true"]
+              "  - name: tests_pass", "    check: 'return True, \"\"'"]
+    if layout == "native":
+        lines += ["    gate: true"]
     for j in judge_names(judges)[1:]:
         lines += [f"  - name: {j}", "    check: 'return 3, \"\"'", "    score_range: [1, 5]"]
     return "\n".join(lines) + "\n"

@@ -24,9 +24,17 @@ import numpy as np
 import pandas as pd
 
 
-def _composite(frame: pd.DataFrame) -> pd.DataFrame:
-    rows = frame[(frame["judge"] == "composite") & ~frame["errored"]] if "judge" in frame else frame
-    return rows[rows["value"].notna()]
+def _composite(frame: pd.DataFrame, columns: list[str] | None = None) -> pd.DataFrame:
+    """The usable composite rows, with only ``columns`` (those that exist) when given:
+    filtering every column of a large frame would copy all of them."""
+    if columns is not None:
+        keep = ["judge", "errored", "value", *columns]
+        frame = frame[[c for c in dict.fromkeys(keep) if c in frame.columns]]
+    ok = frame["value"].notna().to_numpy().copy()
+    if "judge" in frame:
+        is_comp = (frame["judge"] == "composite").to_numpy(dtype=bool, na_value=False)
+        ok &= is_comp & ~frame["errored"].to_numpy(dtype=bool)
+    return frame[ok]
 
 
 def _num(x: Any) -> float | None:
@@ -37,7 +45,8 @@ def _ng2(frame: pd.DataFrame, factor: str, term: Mapping[str, Any]) -> float | N
     ss, ss_err = _num(term.get("ss")), _num(term.get("ss_error"))
     if ss is None or ss_err is None:
         return None
-    wide = _composite(frame).groupby(["case_id", factor])["value"].mean().unstack().dropna()
+    comp = _composite(frame, ["case_id", factor])
+    wide = comp.groupby(["case_id", factor])["value"].mean().unstack().dropna()
     if wide.empty:
         return None
     k = wide.shape[1]
@@ -90,23 +99,57 @@ def _pareto(summaries: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return sorted(front, key=lambda s: s["cost"])
 
 
+def _per_case(comp: pd.DataFrame, factors: list[str]) -> dict[str, dict[str, float | None]]:
+    """{"a=x, b=y" (or "x" with one factor): {case_id: mean composite}} in sorted group
+    order. Groups are sorted, so each level combination is one contiguous block: its key
+    is formatted once per block, not once per case."""
+    grouped = comp.groupby([*factors, "case_id"], dropna=False)["value"].mean()
+    index = grouped.index
+    assert isinstance(index, pd.MultiIndex)  # at least one factor plus case_id
+    level_codes = [np.asarray(c, dtype=np.int64) for c in index.codes]
+    cases = index.levels[-1]
+    case_text = np.array([str(c) for c in cases] + ["nan"], dtype=object)[level_codes[-1]]
+    values = grouped.to_numpy(dtype=float)
+    finite = np.isfinite(values)
+    shown: list[float | None] = values.tolist()
+    for i in np.flatnonzero(~finite).tolist():
+        shown[i] = None
+    prefix = np.stack(level_codes[:-1], axis=1)
+    starts = np.flatnonzero(np.r_[True, (prefix[1:] != prefix[:-1]).any(axis=1)])
+    ends = np.r_[starts[1:], len(values)]
+    per_case: dict[str, dict[str, float | None]] = {}
+    for start, end in zip(starts.tolist(), ends.tolist(), strict=True):
+        levels = [index.levels[i][c] if c >= 0 else np.nan
+                  for i, c in enumerate(prefix[start].tolist())]
+        key = (str(levels[0]) if len(factors) == 1
+               else ", ".join(f"{f}={v}" for f, v in zip(factors, levels, strict=True)))
+        per_case.setdefault(key, {}).update(zip(case_text[start:end].tolist(), shown[start:end],
+                                                strict=True))
+    return per_case
+
+
 def aeh_fields(anova: Mapping[str, Any], frame: pd.DataFrame) -> dict[str, Any]:
     """``anova`` with agent-eval-harness's fields added (a new dict; nothing removed)."""
     out = dict(anova)
     factors: list[str] = list(frame.attrs.get("factors") or [])
-    comp = _composite(frame)
+    level_names = {f for s in anova.get("condition_summaries") or [] for f in s.get("levels") or {}}
+    comp = _composite(frame, [*factors, *sorted(level_names), "case_id"])
     run_cost: dict[str, list[float]] = {}
     for rc in frame.attrs.get("run_costs") or []:
         run_cost.setdefault(str(rc.get("condition_id")), []).append(float(rc["cost_usd"]))
+    codes = {f: pd.factorize(comp[f], use_na_sentinel=False) for f in level_names if f in comp}
+    all_values = comp["value"].to_numpy()
     summaries = []
     for s in anova.get("condition_summaries") or []:
         s = dict(s)
         levels = s.get("levels") or {}
         sel = np.ones(len(comp), dtype=bool)
         for f, v in levels.items():
-            if f in comp:
-                sel &= (comp[f] == v).to_numpy()
-        values = comp["value"].to_numpy()[sel]
+            if f in codes:  # comp[f] == v, compared once per distinct level
+                f_codes, uniques = codes[f]
+                hits = np.flatnonzero(np.asarray(pd.Series(uniques) == v, dtype=bool))
+                sel &= np.isin(f_codes, hits)
+        values = all_values[sel]
         for f, v in levels.items():
             s.setdefault(f, v)  # flattened level, unless it would hide one of our fields
         n = len(values)
@@ -122,16 +165,8 @@ def aeh_fields(anova: Mapping[str, Any], frame: pd.DataFrame) -> dict[str, Any]:
     out["condition_summaries"] = summaries
     out["anova"] = _anova_block(anova, frame)
     out["pareto_frontier"] = _pareto(summaries)
-    per_case: dict[str, dict[str, float | None]] = {}
     factors = sorted(factors)  # its key order: "a=x, b=y" over sorted factor names
-    if factors and len(comp):
-        grouped = comp.groupby([*factors, "case_id"], dropna=False)["value"].mean()
-        for idx, value in grouped.items():
-            parts = idx if isinstance(idx, tuple) else (idx,)
-            levels = parts[:-1]
-            key = (str(levels[0]) if len(factors) == 1
-                   else ", ".join(f"{f}={v}" for f, v in zip(factors, levels, strict=True)))
-            per_case.setdefault(key, {})[str(parts[-1])] = _num(float(value))
+    per_case = _per_case(comp, factors) if factors and len(comp) else {}
     out["per_case"] = per_case
     out["n_runs"] = int(frame["run_id"].nunique()) if "run_id" in frame else 0
     out["n_conditions"] = len(summaries)

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from eval_harness.analysis.discover import find_run_dirs
@@ -75,20 +76,33 @@ def _records(paths: Sequence[Path]) -> list[dict[str, Any]]:
     return out
 
 
+def _equals(column: pd.Series, value: str) -> np.ndarray:
+    """``column == value`` as a bool array, missing values False."""
+    return np.asarray((column == value).to_numpy(dtype=bool, na_value=False), dtype=bool)
+
+
 def find_failures(frame: pd.DataFrame, paths: Sequence[Path]) -> Failures:
     """Detect unusable results in ``frame`` (loaded from ``paths``); read the reasons."""
     out = Failures()
     if frame.empty or "judge" not in frame:
         return out
-    samples = frame[frame["judge"] == "composite"]
-    out.n_samples = len(samples)
-    out.n_errored = int((samples["case_status"] == "errored").sum())
-    judges = frame[(frame["judge"] != "composite") & (frame["kind"] != "pairwise")]
-    usable = judges[~judges["errored"].astype(bool) & judges["value"].notna()]
-    comp_ok = samples[~samples["errored"].astype(bool) & samples["value"].notna()]
-    out.scored = len(usable) > 0 or len(comp_ok) > 0
-    ran = judges[judges["case_status"] != "errored"]
-    dead = [str(j) for j, rows in ran.groupby("judge", sort=True) if rows["errored"].all()]
+    # boolean columns only: filtering the frame would copy every column (hundreds of MB)
+    is_comp = _equals(frame["judge"], "composite")
+    status_err = _equals(frame["case_status"], "errored")
+    errored = frame["errored"].astype(bool).to_numpy()
+    has_value = frame["value"].notna().to_numpy()
+    out.n_samples = int(is_comp.sum())
+    out.n_errored = int((is_comp & status_err).sum())
+    is_judge = ~is_comp & ~_equals(frame["kind"], "pairwise")
+    out.scored = bool((is_judge & ~errored & has_value).any()
+                      or (is_comp & ~errored & has_value).any())
+    ran = is_judge & ~status_err
+    codes, names = pd.factorize(frame["judge"])  # missing names: -1, dropped like groupby
+    codes = np.asarray(codes)
+    seen = np.bincount(codes[ran & (codes >= 0)], minlength=len(names))
+    failed = np.bincount(codes[ran & errored & (codes >= 0)], minlength=len(names))
+    n_ran = {str(names[i]): int(seen[i]) for i in np.flatnonzero(seen)}
+    dead = sorted(str(names[i]) for i in np.flatnonzero((seen > 0) & (failed == seen)))
     if not out.n_errored and not dead:
         return out
     records = _records(paths)
@@ -101,7 +115,7 @@ def find_failures(frame: pd.DataFrame, paths: Sequence[Path]) -> Failures:
             score = (rec.get("scores") or {}).get(judge)
             if rec.get("status") != "errored" and isinstance(score, dict) and score.get("errored"):
                 reasons[_short(score.get("error"))] += 1
-        n = int((ran["judge"] == judge).sum())
+        n = n_ran[judge]
         out.dead_judges[judge] = (n, reasons or Counter({"reason not recorded": n}))
     if out.n_errored and not out.cell_reasons:
         out.cell_reasons["reason not recorded (see the run directories)"] = out.n_errored

@@ -62,39 +62,95 @@ def _check_frame(frame: pd.DataFrame) -> None:
 
 
 KEYS = ["condition_id", "run_id", "replication", "case_id"]
+_MAX_CODE = 2**62  # combined group codes are compressed before they could pass this
 
 
-def _column(frame: pd.DataFrame, name: str, default: Any) -> np.ndarray:
-    if name in frame.columns:
-        return frame[name].to_numpy()
-    return np.full(len(frame), default, dtype=object if isinstance(default, str) else None)
+def _mask(frame: pd.DataFrame, name: str, value: str, default: bool) -> np.ndarray:
+    """``frame[name] == value`` as a bool array (missing values: False; missing column:
+    ``default``), without materialising a column of Python strings."""
+    if name not in frame.columns:
+        return np.full(len(frame), default, dtype=bool)
+    return np.asarray((frame[name] == value).to_numpy(dtype=bool, na_value=False), dtype=bool)
+
+
+def _floats(frame: pd.DataFrame, name: str) -> np.ndarray:
+    if name not in frame.columns:
+        return np.full(len(frame), np.nan)
+    return np.asarray(pd.to_numeric(frame[name].reset_index(drop=True), errors="coerce"),
+                      dtype=float)
 
 
 def group_codes(frame: pd.DataFrame, keys: list[str]) -> np.ndarray:
     """Row → group number, groups numbered in order of first appearance (as
-    ``groupby(keys, sort=False)``); the grouping runs on a plain frame (no ``attrs``)."""
-    plain = pd.DataFrame({k: frame[k].to_numpy() for k in keys})
-    return np.asarray(plain.groupby(keys, sort=False, dropna=False).ngroup(), dtype=np.int64)
+    ``groupby(keys, sort=False, dropna=False).ngroup()``). Each key is factorised (pyarrow's
+    dictionary encoding for string columns: no Python objects) and the codes are combined
+    as mixed-radix integers, compressed whenever the radix product would pass 2**62, then
+    renumbered by first appearance with one sort (no row-sized hash table)."""
+    combined = np.zeros(len(frame), dtype=np.int64)
+    bound = 1
+    for k in keys:
+        codes, uniques = pd.factorize(frame[k], use_na_sentinel=False)
+        radix = max(1, len(uniques))
+        if bound * radix > _MAX_CODE:
+            combined = _first_appearance(combined)
+            bound = int(combined.max()) + 1 if len(combined) else 1
+        combined = combined * radix + np.asarray(codes, dtype=np.int64)
+        bound *= radix
+    return _first_appearance(combined)
 
 
-def join_unique(groups: np.ndarray, n_groups: int, items: np.ndarray) -> np.ndarray:
+def _first_appearance(values: np.ndarray) -> np.ndarray:
+    """Dense codes of ``values`` numbered by first appearance (``pd.factorize`` order)."""
+    if not len(values):
+        return values.astype(np.int64)
+    _, first, inverse = np.unique(values, return_index=True, return_inverse=True)
+    rank = np.empty(len(first), dtype=np.int64)
+    rank[np.argsort(first, kind="stable")] = np.arange(len(first))
+    return rank[inverse.reshape(-1)]
+
+
+def first_rows(groups: np.ndarray, n_groups: int, valid: np.ndarray | None = None) -> np.ndarray:
+    """Per group, the index of its first row (where ``valid``); -1 when it has none."""
+    rows = np.arange(len(groups)) if valid is None else np.flatnonzero(valid)
+    first = np.full(n_groups, len(groups), dtype=np.int64)
+    np.minimum.at(first, groups[rows], rows)
+    first[first == len(groups)] = -1
+    return first
+
+
+def _take(column: pd.Series, rows: np.ndarray) -> pd.Series:
+    """``column`` at ``rows`` (-1 → missing), index 0..len(rows)-1, dtype kept."""
+    out = column.iloc[np.where(rows >= 0, rows, 0)].reset_index(drop=True)
+    if (rows < 0).any():
+        out = out.where(pd.Series(rows >= 0))
+    return out
+
+
+def join_unique(groups: np.ndarray, n_groups: int, items: np.ndarray | pd.Series) -> np.ndarray:
     """Per group, its distinct non-empty ``items`` sorted and comma-joined ("" when none):
     vectorised (a bit mask per group when there are at most 62 distinct items, else one
     join per group holding more than one item)."""
-    out = np.full(n_groups, "", dtype=object)
-    codes, names = pd.factorize(pd.Series(items, dtype=object).astype(str), sort=True)
-    keep = codes >= 0
+    series = items if isinstance(items, pd.Series) else pd.Series(items, dtype=object)
+    codes, names = pd.factorize(series.astype(str), sort=True)
+    codes = np.asarray(codes, dtype=np.int64)
     empty = np.flatnonzero(np.asarray(names, dtype=object) == "")
     if len(empty):
-        keep &= codes != empty[0]
+        codes = np.where(codes == empty[0], -1, codes)
+    return _join_codes(groups, n_groups, codes, np.asarray(names, dtype=object))
+
+
+def _join_codes(groups: np.ndarray, n_groups: int, codes: np.ndarray,
+                labels: np.ndarray) -> np.ndarray:
+    """``join_unique`` on item codes into sorted ``labels`` (code -1: no item)."""
+    out = np.full(n_groups, "", dtype=object)
+    keep = codes >= 0
     g, c = groups[keep], codes[keep]
     if not len(g):
         return out
-    n_items = len(names)
+    n_items = len(labels)
     pairs = np.unique(g.astype(np.int64) * n_items + c)
     gg, ii = pairs // n_items, pairs % n_items
     starts = np.flatnonzero(np.r_[True, gg[1:] != gg[:-1]])
-    labels = np.asarray(names, dtype=object)
     if n_items <= 62:
         masks = np.bitwise_or.reduceat(np.left_shift(np.int64(1), ii), starts)
         uniq, inv = np.unique(masks, return_inverse=True)
@@ -110,82 +166,89 @@ def join_unique(groups: np.ndarray, n_groups: int, items: np.ndarray) -> np.ndar
     return out
 
 
+def _any(groups: np.ndarray, n_groups: int, flags: np.ndarray) -> np.ndarray:
+    return np.bincount(groups[flags], minlength=n_groups) > 0
+
+
 def sample_table(frame: pd.DataFrame, rule: VerdictRule | None = None) -> pd.DataFrame:
     """One row per attempt: condition_id, run_id, replication, case_id, case_hash, errored,
     composite, passed (1.0 / 0.0, NaN when errored), latency_s, cost_usd, judges (sorted
     comma-joined judge names scored on the sample, the composite excluded).
 
-    Vectorised: rows are grouped once into attempt numbers and every per-attempt value is
-    a cython aggregation or numpy operation over them (no Python per group)."""
+    Vectorised: rows are grouped once into attempt numbers (factorised keys) and every
+    per-attempt value is a numpy reduction over them (no Python per group, no column of
+    Python strings: string columns are only compared or taken at one row per attempt)."""
     _check_frame(frame)
     rule = rule or VerdictRule()
     gid = group_codes(frame, KEYS)
-    n_groups = int(gid.max()) + 1 if len(gid) else 0
-    judge = frame["judge"].to_numpy()
-    is_comp = judge == COMPOSITE
-    kind = _column(frame, "kind", "")
-    errored = pd.Series(_column(frame, "errored", False)).fillna(False).astype(bool).to_numpy()
-    df = pd.DataFrame({
-        "_g": gid,
-        "case_hash": _column(frame, "case_hash", ""),
-        "case_status": _column(frame, "case_status", "ok"),
-        "latency_s": _column(frame, "latency_s", np.nan),
-        "cost_usd": _column(frame, "cost_usd", np.nan),
-        "errored": errored,
-        "_norm": pd.to_numeric(pd.Series(_column(frame, "normalized", np.nan)), errors="coerce"),
-        "_val": pd.to_numeric(frame["value"].reset_index(drop=True), errors="coerce"),
-    })
-    index = pd.RangeIndex(n_groups, name="_g")
-    out = df.groupby("_g", sort=True).agg(
-        case_hash=("case_hash", "first"),
-        case_status=("case_status", "first"),
-        latency_s=("latency_s", "first"),
-        cost_usd=("cost_usd", "first"),
-    ).reindex(index)
-    comp = df[is_comp].groupby("_g", sort=True).agg(
-        composite=("_val", "first"), _comp_err=("errored", "any"))
+    n = int(gid.max()) + 1 if len(gid) else 0
+    is_comp = _mask(frame, "judge", COMPOSITE, False)
     not_comp = ~is_comp
-    judges = join_unique(gid[not_comp], n_groups, judge[not_comp])
+    errored = (pd.Series(frame["errored"]).fillna(False).astype(bool).to_numpy()
+               if "errored" in frame.columns else np.zeros(len(frame), dtype=bool))
+    norm, val = _floats(frame, "normalized"), _floats(frame, "value")
+    first = first_rows(gid, n)
+
+    def first_valid(name: str, default: Any) -> pd.Series:
+        if name not in frame.columns:
+            return pd.Series(np.full(n, default, dtype=object if isinstance(default, str)
+                                     else float))
+        return _take(frame[name], first_rows(gid, n, frame[name].notna().to_numpy()))
+
+    case_hash = first_valid("case_hash", "")
+    case_status = first_valid("case_status", "ok")
+    # composite: the first non-missing composite value; errored if any composite row is
+    comp_row = first_rows(gid, n, is_comp & ~np.isnan(val))
+    composite = np.where(comp_row >= 0, val[np.maximum(comp_row, 0)], np.nan)
+    has_comp = np.bincount(gid[is_comp], minlength=n) > 0
+    comp_err = _any(gid, n, is_comp & errored)
+    judges = join_unique(gid[not_comp], n, frame["judge"][not_comp])
     # Fallback when no composite row exists: mean of normalised non-pairwise judges.
-    fallback = df[not_comp & (kind != "pairwise")].groupby("_g", sort=True).agg(
-        _mean=("_norm", "mean"), _err=("errored", "any"))
-    out = out.join(comp).join(fallback)
-    no_comp = out["composite"].isna() & out["_comp_err"].isna()
-    out.loc[no_comp, "composite"] = out.loc[no_comp, "_mean"].where(
-        ~out.loc[no_comp, "_err"].astype("boolean").fillna(False).astype(bool)
-    )
-    comp_err = out["_comp_err"].astype("boolean").fillna(False).astype(bool)
-    out["errored"] = (out["case_status"].astype(str) == "errored") | comp_err
+    fb = not_comp & ~_mask(frame, "kind", "pairwise", False)
+    fb_ok = fb & ~np.isnan(norm)
+    fb_n = np.bincount(gid[fb_ok], minlength=n)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        fb_mean = np.bincount(gid[fb_ok], weights=norm[fb_ok], minlength=n) / fb_n
+    no_comp = ~has_comp
+    composite = np.where(no_comp, np.where(_any(gid, n, fb & errored), np.nan, fb_mean),
+                         composite)
+    status_err = (case_status == "errored").to_numpy(dtype=bool, na_value=False)
+    err = status_err | comp_err
     if rule.judges:
-        wanted = df[np.isin(judge, list(rule.judges))].assign(judge=judge[np.isin(judge, list(rule.judges))])
-        per = wanted.pivot_table(
-            index="_g", columns="judge", values="_norm", aggfunc="first", dropna=False
-        ).reindex(columns=list(rule.judges))
-        ok = (per >= rule.pass_mark - _TOL).all(axis=1) & per.notna().all(axis=1)
-        judge_err = per.isna().any(axis=1)
-        passed = ok.reindex(out.index).astype("boolean").fillna(False).astype(float)
-        out["errored"] = out["errored"] | judge_err.reindex(out.index).astype("boolean").fillna(
-            True).astype(bool)
+        wanted = list(rule.judges)
+        ok = np.ones(n, dtype=bool)
+        judge_err = np.zeros(n, dtype=bool)
+        for name in wanted:
+            rows = first_rows(gid, n, _mask(frame, "judge", name, False) & ~np.isnan(norm))
+            v = np.where(rows >= 0, norm[np.maximum(rows, 0)], np.nan)
+            judge_err |= np.isnan(v)
+            with np.errstate(invalid="ignore"):
+                ok &= v >= rule.pass_mark - _TOL
+        passed = (ok & ~judge_err).astype(float)
+        err = err | judge_err
     else:
-        passed = (out["composite"] >= rule.pass_mark - _TOL).astype(float)
-        passed = passed.where(out["composite"].notna(), np.nan)
+        with np.errstate(invalid="ignore"):
+            passed = np.where(np.isnan(composite), np.nan,
+                              (composite >= rule.pass_mark - _TOL).astype(float))
         # Rule 3: no composite -> every boolean judge true (when there are booleans).
-        booleans = not_comp & (kind == "boolean")
+        booleans = not_comp & _mask(frame, "kind", "boolean", False)
         if booleans.any():
-            b = df[booleans].assign(_ok=df["_norm"][booleans] >= 1.0 - _TOL)
-            agg = b.groupby("_g", sort=True).agg(
-                _n=("_norm", "size"), _count=("_norm", "count"), _ok=("_ok", "sum"))
-            all_true = np.where(agg["_count"] < agg["_n"], np.nan,
-                                (agg["_ok"] == agg["_n"]).astype(float))
-            passed = passed.fillna(pd.Series(all_true, index=agg.index).reindex(out.index))
-    out["passed"] = passed.where(~out["errored"], np.nan)
+            b_n = np.bincount(gid[booleans], minlength=n)
+            b_count = np.bincount(gid[booleans & ~np.isnan(norm)], minlength=n)
+            with np.errstate(invalid="ignore"):
+                b_ok = np.bincount(gid[booleans & (norm >= 1.0 - _TOL)], minlength=n)
+            all_true = np.where(b_count < b_n, np.nan, (b_ok == b_n).astype(float))
+            passed = np.where(np.isnan(passed) & (b_n > 0), all_true, passed)
+    passed = np.where(err, np.nan, passed)
+    out = pd.DataFrame({k: _take(frame[k], first) for k in KEYS})
+    out["case_hash"] = case_hash.fillna("").astype(str)
+    out["errored"] = err
+    out["composite"] = composite
+    out["passed"] = passed
+    out["latency_s"] = first_valid("latency_s", np.nan).to_numpy(dtype=float, na_value=np.nan)
+    out["cost_usd"] = first_valid("cost_usd", np.nan).to_numpy(dtype=float, na_value=np.nan)
     out["judges"] = judges
-    out["case_hash"] = out["case_hash"].fillna("").astype(str)
-    cols = ["case_hash", "errored", "composite", "passed", "latency_s", "cost_usd", "judges"]
-    result = out[cols].reset_index(drop=True)
-    first = np.unique(gid, return_index=True)[1]
-    keys = pd.DataFrame({k: frame[k].to_numpy()[first] for k in KEYS})
-    return pd.concat([keys, result], axis=1)
+    return out
 
 
 def _verdict(n_usable: int, n_pass: int, n_errored: int) -> str:
@@ -220,15 +283,14 @@ def case_verdicts(samples: pd.DataFrame) -> pd.DataFrame:
         latency_s=("latency_s", "mean"),
         cost_usd=("cost_usd", "mean"),
     ).reindex(index)
-    out.insert(2, "case_hashes",
-               join_unique(gid, n_groups, samples["case_hash"].fillna("").to_numpy()))
+    out.insert(2, "case_hashes", join_unique(gid, n_groups, samples["case_hash"].fillna("")))
     use = df[usable].groupby("_g", sort=True).agg(
         n_usable=("passed", "size"),
         n_pass=("passed", "sum"),
         composite_mean=("composite", "mean"),
     )
     out = out.join(use)
-    out["judges"] = _union_of_lists(gid[usable], n_groups, samples["judges"].to_numpy()[usable])
+    out["judges"] = _union_of_lists(gid[usable], n_groups, samples["judges"][usable])
     out["n_usable"] = out["n_usable"].fillna(0).astype(int)
     out["n_pass"] = out["n_pass"].fillna(0).round().astype(int)
     out["n_errored"] = out["n_errored"].astype(int)
@@ -238,23 +300,26 @@ def case_verdicts(samples: pd.DataFrame) -> pd.DataFrame:
     out["verdict"] = np.select(
         [(u == 0) & (e > 0), u == 0, p == u, p == 0],
         ["errored", "unscored", "passed", "failed"], "flaky").astype(object)
-    first = np.unique(gid, return_index=True)[1]
-    head = pd.DataFrame({k: samples[k].to_numpy()[first] for k in keys})
+    first = first_rows(gid, n_groups)
+    head = pd.DataFrame({k: _take(samples[k], first) for k in keys})
     return pd.concat([head, out.reset_index(drop=True)], axis=1)
 
 
-def _union_of_lists(groups: np.ndarray, n_groups: int, joined: np.ndarray) -> np.ndarray:
-    """Per group, the sorted union of comma-joined name lists ("" when none)."""
-    codes, uniq = pd.factorize(pd.Series(joined, dtype=object).fillna("").astype(str))
+def _union_of_lists(groups: np.ndarray, n_groups: int, joined: pd.Series) -> np.ndarray:
+    """Per group, the sorted union of comma-joined name lists ("" when none); each distinct
+    list is split once (a handful of distinct lists for thousands of attempts)."""
+    codes, uniq = pd.factorize(pd.Series(joined).fillna("").astype(str))
     parts = [[j for j in str(u).split(",") if j] for u in uniq]
     width = max((len(p) for p in parts), default=0)
     if width == 0:
         return np.full(n_groups, "", dtype=object)
-    table = np.full((len(parts), width), "", dtype=object)
+    names = sorted({j for p in parts for j in p})
+    index = {j: i for i, j in enumerate(names)}
+    table = np.full((len(parts), width), -1, dtype=np.int64)
     for i, p in enumerate(parts):
-        table[i, :len(p)] = p
-    items = table[codes].ravel()
-    return join_unique(np.repeat(groups, width), n_groups, items)
+        table[i, :len(p)] = [index[j] for j in p]
+    items = table[np.asarray(codes, dtype=np.int64)].ravel()
+    return _join_codes(np.repeat(groups, width), n_groups, items, np.array(names, dtype=object))
 
 
 def verdict_tables(

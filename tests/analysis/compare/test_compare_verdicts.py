@@ -118,3 +118,36 @@ def test_verdicts_of_a_tagged_frame_match_a_per_group_reference(make_frame: Buil
         assert row["n_pass"] == int(usable["passed"].sum())
         judges = sorted({j for v in usable["judges"] for j in v.split(",") if j})
         assert row["judges"] == ",".join(judges)
+
+
+@pytest.mark.parametrize("max_code", [2**62, 7])
+def test_group_codes_number_groups_like_groupby_ngroup(
+        monkeypatch: pytest.MonkeyPatch, max_code: int) -> None:
+    from eval_harness.analysis.compare import verdicts
+
+    # a small bound forces the compression path between keys
+    monkeypatch.setattr(verdicts, "_MAX_CODE", max_code)
+    rng = np.random.default_rng(4)
+    n = 2_000
+    frame = pd.DataFrame({
+        "a": pd.Series(rng.choice(["x", "y", None], size=n), dtype="str"),
+        "b": rng.integers(0, 5, size=n),
+        "c": pd.Series(rng.choice(["p", "q", "r", None], size=n), dtype=object),
+        "d": rng.choice([1.5, np.nan, 2.5], size=n),
+    })
+    keys = ["a", "b", "c", "d"]
+    expected = frame.groupby(keys, sort=False, dropna=False).ngroup().to_numpy()
+    assert np.array_equal(verdicts.group_codes(frame, keys), expected)
+
+
+def test_sample_table_takes_first_non_missing_values_per_attempt(make_frame: Builder) -> None:
+    frame = make_frame({("m1",): {"a": [1.0, 0.0]}}, judges=("x", "y"))
+    # replication 1: the hash / latency are only on the second row of the attempt
+    rep1 = frame.index[frame["replication"] == 1]
+    frame["case_hash"] = frame["case_hash"].astype(object)
+    frame.loc[rep1[0], ["case_hash", "latency_s"]] = [None, np.nan]
+    frame.loc[rep1[1], ["case_hash", "latency_s"]] = ["h1", 2.5]
+    samples = sample_table(frame).set_index("replication")
+    assert samples.loc[1, "case_hash"] == "h1" and samples.loc[1, "latency_s"] == 2.5
+    assert samples.loc[1, "judges"] == "x,y"
+    assert samples["passed"].tolist() == [1.0, 0.0]
