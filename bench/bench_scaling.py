@@ -127,7 +127,8 @@ class Result:
 
 
 def dataset(size: Size, keep: Path | None, scratch: Path) -> Path:
-    """The run set's folder (``bench/`` runs + ``eval.yaml``), written unless kept."""
+    """The run set's folder (``bench/`` runs, written unless kept, + ``eval.yaml``, always
+    rewritten so a kept run set is analysed with the current config)."""
     root = (keep or scratch) / size.folder
     done = root / ".complete"
     if not done.is_file():
@@ -136,11 +137,11 @@ def dataset(size: Size, keep: Path | None, scratch: Path) -> Path:
         t0 = time.perf_counter()
         scale_data.write_runs(str(root), size.layout, size.conditions, size.cases, size.reps,
                               judges=2, tags=size.tags)
-        config = scale_data.config_text(size.conditions, 2, size.reps, layout=size.layout)
-        (root / "eval.yaml").write_text(config)
         done.write_text("")
         print(f"  wrote {size.label} ({size.samples:,} samples, {size.layout} layout) in "
               f"{time.perf_counter() - t0:.1f} s", flush=True)
+    config = scale_data.config_text(size.conditions, 2, size.reps, layout=size.layout)
+    (root / "eval.yaml").write_text(config)
     return root
 
 
