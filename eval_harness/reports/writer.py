@@ -40,17 +40,22 @@ def _round(x: float) -> float | None:
     return float(f"{x:.10g}") if math.isfinite(x) else None
 
 
+_PLAIN = frozenset({str, int, bool, type(None)})  # written as they are
+
+
 def _clean(x: Any) -> Any:
-    # exact types first: the case grid alone is ~6 values per case × condition
+    # exact types first, plain leaves without a call: the case grid alone is ~6 values
+    # per case × condition
     t = type(x)
-    if t is str or t is int or t is bool or x is None:
+    if t in _PLAIN:
         return x
     if t is float:
         return _round(x)
     if t is dict:
-        return {k if type(k) is str else str(k): _clean(v) for k, v in x.items()}
+        return {k if type(k) is str else str(k): v if type(v) in _PLAIN else _clean(v)
+                for k, v in x.items()}
     if t is list or t is tuple:
-        return [_clean(v) for v in x]
+        return [v if type(v) in _PLAIN else _clean(v) for v in x]
     if isinstance(x, (bool, str, int)):
         return x
     if hasattr(x, "item") and not isinstance(x, (list, dict)):
