@@ -20,8 +20,8 @@ Series (``--series``, default all):
   series' growth it prints the with/without ratio per size and flags it when it grows
   (tags made grouping quadratic once);
 - ``million``: 1M judge values end to end against the targets (≤ 60 s wall, ≤ 2 GB peak
-  RSS): 16 conditions × 10,417 cases × 3 replications × 2 judges = 1,000,128 values
-  (333,376 samples), agent-eval-harness layout.
+  RSS): 16 conditions × 10,417 cases × 3 replications × 2 judges = 1,000,032 values
+  (500,016 samples), agent-eval-harness layout.
 
 Peak RSS is the analysis process's own peak (``VmHWM``, from timings.json) and, on
 Linux, the sampled peak of the whole process tree (worker processes included: their RSS
@@ -59,9 +59,10 @@ import scale_data
 
 REPO = Path(__file__).resolve().parent.parent
 SERIES = ("cases", "conditions", "tags", "million")
-MILLION = (16, 10_417, 3)  # × 2 judges = 1,000,128 judge values
+MILLION = (16, 10_417, 3)  # × 2 judges = 1,000,032 judge values
 WALL_TARGET_S = 60.0
 RSS_TARGET_MIB = 2e9 / 2**20  # 2 GB
+OTHER, BEFORE = "(other)", "(start-up, config)"  # rows from timings.json's totals
 
 
 class Size(NamedTuple):
@@ -105,21 +106,29 @@ class Result:
         peaks = [p for p in (own, self.tree_peak_mib) if p is not None]
         return max(peaks) if peaks else None
 
-    def ms_per_sample(self, path: str, metric: str) -> float | None:
-        for p in self.timings.get("phases", []):
-            if p["path"] == path:
-                return 1000.0 * float(p[metric]) / self.size.samples
-        return None
-
-    def seconds(self, path: str, metric: str) -> float:
+    def seconds(self, path: str, metric: str) -> float | None:
+        """A phase's seconds; ``(other)``: inside the analysis but in no phase; ``(start-up,
+        config)``: CPU before the analysis clock started."""
+        total = self.timings.get("total", {})
+        if path == OTHER:
+            value = total.get("unphased_" + metric)
+            return None if value is None else float(value)
+        if path == BEFORE:
+            value = total.get("cpu_before_s") if metric == "cpu_s" else None
+            return None if value is None else float(value)
         for p in self.timings.get("phases", []):
             if p["path"] == path:
                 return float(p[metric])
-        return 0.0
+        return None
+
+    def ms_per_sample(self, path: str, metric: str) -> float | None:
+        value = self.seconds(path, metric)
+        return None if value is None else 1000.0 * value / self.size.samples
 
 
 def dataset(size: Size, keep: Path | None, scratch: Path) -> Path:
-    """The run set's folder (``bench/`` runs + ``eval.yaml``), written unless kept."""
+    """The run set's folder (``bench/`` runs, written unless kept, + ``eval.yaml``, always
+    rewritten so a kept run set is analysed with the current config)."""
     root = (keep or scratch) / size.folder
     done = root / ".complete"
     if not done.is_file():
@@ -128,11 +137,11 @@ def dataset(size: Size, keep: Path | None, scratch: Path) -> Path:
         t0 = time.perf_counter()
         scale_data.write_runs(str(root), size.layout, size.conditions, size.cases, size.reps,
                               judges=2, tags=size.tags)
-        config = scale_data.config_text(size.conditions, 2, size.reps, layout=size.layout)
-        (root / "eval.yaml").write_text(config)
         done.write_text("")
         print(f"  wrote {size.label} ({size.samples:,} samples, {size.layout} layout) in "
               f"{time.perf_counter() - t0:.1f} s", flush=True)
+    config = scale_data.config_text(size.conditions, 2, size.reps, layout=size.layout)
+    (root / "eval.yaml").write_text(config)
     return root
 
 
@@ -217,6 +226,8 @@ def table(title: str, results: list[Result], metric: str, max_growth: float,
             if p["path"] not in depth:
                 paths.append(p["path"])
                 depth[p["path"]] = p["depth"]
+    paths += [OTHER, BEFORE]
+    depth[OTHER] = depth[BEFORE] = 0
     width = max(20, *(len(p) + 2 * depth[p] for p in paths))
     unit = "CPU" if metric == "cpu_s" else "wall"
     print(f"\n{title}: ms {unit} per sample")
@@ -228,7 +239,7 @@ def table(title: str, results: list[Result], metric: str, max_growth: float,
         growth = last / first if first and last is not None else None
         mark = ""
         if growth is not None and growth > max_growth:
-            small = ok[-1].seconds(path, metric) < min_seconds
+            small = (ok[-1].seconds(path, metric) or 0.0) < min_seconds
             mark = "  small" if small else "  SUPERLINEAR"
             if not small:
                 flagged.append(f"{title}: {path} x{growth:.2f}")

@@ -49,8 +49,9 @@ compared (see docs/migrating-from-agent-eval-harness.md).
 
 agent-eval-harness at that commit, measured with this script (2 CPUs shared, load ~4.5;
 CPU s / peak RSS): 4x1000x1 9.7 s / 210 MiB; 16x5000x1 109.3 s / 340 MiB;
-16x5000x3 287.2 s / 421 MiB. Both tools gave identical condition means and per-case
-values (4x1000x1, 16x5000x1, 4x200x3), and the same F where it computes one (one factor).
+16x5000x3 287.2 s / 421 MiB. The two tools' condition means agree to 1e-16 and their
+per-case values exactly at all three sizes (and 4x200x3), and F agrees where it computes
+one (one factor).
 
 Without ``--aeh-cmd`` only our side is measured and the AEH columns say why.
 

@@ -156,6 +156,10 @@ class Recorder:
                 "wall_s": round(wall, 6), "cpu_s": round(cpu, 6),
                 # time inside the recording but in no top-level phase (glue, small steps)
                 "unphased_wall_s": round(max(0.0, wall - sum(p.wall_s for p in top)), 6),
+                "unphased_cpu_s": round(max(0.0, cpu - sum(p.cpu_s for p in top)), 6),
+                # CPU the process used before the clock started: interpreter start, the
+                # CLI's imports, config loading
+                "cpu_before_s": round(self.start.cpu, 6),
                 "peak_rss_mib": _round(end.peak_mib),
                 "children_peak_rss_mib": _round(end.children_peak_mib),
             },
@@ -164,17 +168,19 @@ class Recorder:
     def table(self) -> str:
         """A plain-text table: one line per phase (nested ones indented), then the total."""
         doc = self.to_dict()
-        rows = [(("  " * p["depth"]) + p["name"] + (f" x{p['calls']}" if p["calls"] > 1 else ""),
-                 p["wall_s"], p["cpu_s"], p["peak_rss_delta_mib"]) for p in doc["phases"]]
+        rows: list[tuple[str, float | None, float | None, float | None]] = [
+            (("  " * p["depth"]) + p["name"] + (f" x{p['calls']}" if p["calls"] > 1 else ""),
+             p["wall_s"], p["cpu_s"], p["peak_rss_delta_mib"]) for p in doc["phases"]]
         total = doc["total"]
-        rows.append(("(other)", total["unphased_wall_s"], None, None))
+        rows.append(("(other)", total["unphased_wall_s"], total["unphased_cpu_s"], None))
         rows.append(("total", total["wall_s"], total["cpu_s"], total["peak_rss_mib"]))
+        rows.append(("(before the clock: start-up, config)", None, total["cpu_before_s"], None))
         width = max(len("phase"), *(len(r[0]) for r in rows))
         lines = [f"{'phase':<{width}}  {'wall s':>8}  {'CPU s':>8}  {'+peak MiB':>9}"]
         for label, wall, cpu, mem in rows:
             if label == "total":
                 lines.append("-" * len(lines[0]))
-            lines.append(f"{label:<{width}}  {wall:>8.3f}  {_cell(cpu, '8.3f'):>8}  "
+            lines.append(f"{label:<{width}}  {_cell(wall, '8.3f'):>8}  {_cell(cpu, '8.3f'):>8}  "
                          f"{_cell(mem, '9.1f'):>9}")
         lines.append("(+peak MiB: growth of the process's peak RSS in that phase; on the "
                      "total line, the peak itself)")

@@ -50,10 +50,12 @@ def test_phases_nest_accumulate_and_measure_cpu_and_wall() -> None:
     total = doc["total"]
     assert total["wall_s"] >= by_path["outer"]["wall_s"] + by_path["sleep"]["wall_s"]
     assert total["cpu_s"] >= 0.09 and total["peak_rss_mib"] > 0
+    assert total["cpu_before_s"] > 0  # this interpreter ran before the recording began
     for p in doc["phases"]:
         assert min(p["wall_s"], p["cpu_s"], p["peak_rss_delta_mib"]) >= 0
     table = rec.table()
-    assert "  inner x2" in table and "total" in table and "(other)" in table
+    assert "  inner x2" in table and "\ntotal " in table and "(other)" in table
+    assert "(before the clock" in table
 
 
 def test_a_phase_that_raises_is_still_recorded() -> None:

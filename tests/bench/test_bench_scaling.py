@@ -15,11 +15,11 @@ sys.path.insert(0, str(ROOT / "bench"))
 import bench_scaling as bs
 
 
-def _result(cases: int, phases: dict[str, float], cpu_s: float) -> Any:
+def _result(cases: int, phases: dict[str, float], cpu_s: float, other: float = 0.0) -> Any:
     size = bs.Size("aeh", 16, cases)
     timings = {"phases": [{"path": p, "depth": p.count("/"), "cpu_s": s, "wall_s": s}
                           for p, s in phases.items()],
-               "total": {"peak_rss_mib": 100.0}}
+               "total": {"peak_rss_mib": 100.0, "unphased_cpu_s": other, "cpu_before_s": 0.3}}
     return bs.Result(size, cpu_s, cpu_s, 0, timings)
 
 
@@ -33,6 +33,15 @@ def test_a_phase_growing_faster_than_the_data_is_flagged(capsys: pytest.CaptureF
     load = next(line for line in out.splitlines() if line.startswith("load "))
     assert load.split() == ["load", "0.1250", "0.1250", "1.00x"]  # 1 s / 8,000 samples
     assert "\n  x " in out  # nested phases indented
+    assert "\n(start-up, config) " in out
+
+
+def test_time_outside_every_phase_is_judged_too(capsys: pytest.CaptureFixture[str]) -> None:
+    """An uninstrumented step that grows shows up as (other)."""
+    small = _result(500, {"load": 1.0}, 5, other=0.1)
+    big = _result(5000, {"load": 10.0}, 50, other=10.0)
+    assert bs.table("cases", [small, big], "cpu_s", 1.5, 0.2) == ["cases: (other) x10.00"]
+    capsys.readouterr()
 
 
 def test_tags_whose_cost_grows_with_size_are_flagged(capsys: pytest.CaptureFixture[str]) -> None:
@@ -46,7 +55,7 @@ def test_tags_whose_cost_grows_with_size_are_flagged(capsys: pytest.CaptureFixtu
 
 def test_the_million_size_has_at_least_a_million_judge_values() -> None:
     conditions, cases, reps = bs.MILLION
-    assert bs.Size("aeh", conditions, cases, reps).samples * 2 >= 1_000_000  # 2 judges
+    assert bs.Size("aeh", conditions, cases, reps).samples * 2 == 1_000_032  # 2 judges, >= 1M
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc")
