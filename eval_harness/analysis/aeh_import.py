@@ -29,7 +29,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from eval_harness.config.yamlio import parse_yaml, read_yaml_text
+from eval_harness.config.yamlfast import fast_load
+from eval_harness.config.yamlio import read_yaml_text
 from eval_harness.judges.reward import DEFAULT_RANGE, JudgeResult, RewardSpec, reward
 from eval_harness.store.confine import open_run_file
 
@@ -199,22 +200,23 @@ def _score_case(judges: dict[str, Any], rule: AehRule) -> tuple[dict[str, Any], 
     return scores, value, errored
 
 
-def read_aeh_run(run_dir: str, rule: AehRule | None = None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """(run dict, case record dicts) of one agent-eval-harness run directory.
-
-    The run dict has `eval`, `run_id`, `condition_id`, `levels`, `cost_usd` (run total or
-    None) and `finished_at` (None: the layout records no time); records have no
-    `replication` (assigned by the loader over runs with the same levels).
-    """
+def read_summary(run_dir: str) -> dict[str, Any]:
+    """A run's summary.yaml as a mapping (its ``per_case`` a mapping); UnreadableRun when it
+    cannot be read. Bounded (size, alias expansion, depth) and duplicate keys refused
+    (config.yamlio), read through the fast path where that gives the same data
+    (config.yamlfast)."""
     try:
-        # bounded: size, alias expansion, depth; duplicate keys refused (config.yamlio)
-        summary = parse_yaml(read_yaml_text(os.path.join(run_dir, SUMMARY),
-                                            nofollow=True))[0] or {}
+        summary = fast_load(read_yaml_text(os.path.join(run_dir, SUMMARY), nofollow=True)) or {}
     except (OSError, ValueError) as exc:  # YamlProblem and UnicodeDecodeError are ValueErrors
         first = (str(exc).splitlines() or [type(exc).__name__])[0]
         raise UnreadableRun(f"{SUMMARY}: {first}") from None
     if not isinstance(summary, dict) or not isinstance(summary.get("per_case") or {}, dict):
         raise UnreadableRun(f"{SUMMARY}: not a mapping with a per_case mapping")
+    return summary
+
+
+def run_dict(run_dir: str, summary: Mapping[str, Any]) -> dict[str, Any]:
+    """The run dict of an agent-eval-harness run (see :func:`read_aeh_run`)."""
     condition = read_json_object(os.path.join(run_dir, CONDITION))
     result = read_json_object(os.path.join(run_dir, RUN_RESULT))
     run_id = str(summary.get("run_id") or os.path.basename(os.path.normpath(run_dir)))
@@ -222,7 +224,7 @@ def read_aeh_run(run_dir: str, rule: AehRule | None = None) -> tuple[dict[str, A
     levels = condition.get("levels") or summary.get("levels") or {}
     if not levels and isinstance(result.get("model"), str) and result["model"]:
         levels = {"model": result["model"]}  # agent-eval-harness's fallback
-    run = {
+    return {
         "eval": str(summary.get("eval") or os.path.basename(os.path.dirname(os.path.normpath(run_dir)))),
         "run_id": run_id,
         "condition_id": str(condition.get("condition_id") or ""),
@@ -231,20 +233,32 @@ def read_aeh_run(run_dir: str, rule: AehRule | None = None) -> tuple[dict[str, A
         "finished_at": summary.get("finished_at"),
         "format": "agent-eval-harness",
     }
-    records = []
+
+
+def case_record(case_id: Any, judges: Any, rule: AehRule) -> dict[str, Any]:
+    """One ``per_case`` entry as a CaseRecord-like dict (no replication)."""
+    if not isinstance(judges, dict):
+        judges = {}  # no judge entries: the case is recorded with no scores
+    if rule.native_composite:
+        scores, value, errored = {str(j): _score(v) for j, v in judges.items()}, None, False
+    else:
+        scores, value, errored = _score_case(judges, rule)
+    rec: dict[str, Any] = {"case_id": str(case_id), "status": "ok", "scores": scores}
+    if errored:
+        rec["composite_errored"] = True
+    elif value is not None and scores:
+        rec["composite"] = value
+    return rec
+
+
+def read_aeh_run(run_dir: str, rule: AehRule | None = None) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """(run dict, case record dicts) of one agent-eval-harness run directory.
+
+    The run dict has `eval`, `run_id`, `condition_id`, `levels`, `cost_usd` (run total or
+    None) and `finished_at` (None: the layout records no time); records have no
+    `replication` (assigned by the loader over runs with the same levels).
+    """
+    summary = read_summary(run_dir)
+    rule = rule or AehRule()
     per_case = summary.get("per_case") or {}
-    for case_id, judges in per_case.items():
-        if not isinstance(judges, dict):
-            judges = {}  # no judge entries: the case is recorded with no scores
-        rule = rule or AehRule()
-        if rule.native_composite:
-            scores, value, errored = {str(j): _score(v) for j, v in judges.items()}, None, False
-        else:
-            scores, value, errored = _score_case(judges, rule)
-        rec: dict[str, Any] = {"case_id": str(case_id), "status": "ok", "scores": scores}
-        if errored:
-            rec["composite_errored"] = True
-        elif value is not None and scores:
-            rec["composite"] = value
-        records.append(rec)
-    return run, records
+    return run_dict(run_dir, summary), [case_record(c, j, rule) for c, j in per_case.items()]

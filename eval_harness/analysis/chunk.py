@@ -69,7 +69,7 @@ class Chunk:
         n_samples, n_rows, had_tags = len(self.s_case), len(self.r_sample), set(self.case_tags)
         try:
             self.add(rec, source, replication)
-        except (TypeError, ValueError, AttributeError, OverflowError) as exc:
+        except (TypeError, ValueError, AttributeError, OverflowError, LookupError) as exc:
             for name, col in vars(self).items():  # every s_* / r_* column list
                 if name.startswith("s_"):
                     del col[n_samples:]

@@ -16,9 +16,11 @@ Samples and rows are kept as plain lists (one DataFrame is built at the end).
 from __future__ import annotations
 
 import json
+from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Any
 
+from eval_harness.analysis.aeh_chunk import AehCase
 from eval_harness.analysis.chunk import Chunk
 from eval_harness.analysis.composite import JudgeSpec
 
@@ -32,10 +34,13 @@ def _strip(rec: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in rec.items() if k != "finished_at"}
 
 
-def _load(source: Any) -> Mapping[str, Any]:
+def _load(source: Any, cache: OrderedDict[str, Any]) -> Mapping[str, Any]:
+    """The record behind a sample: a record.json path, an imported case, or the dict."""
     if isinstance(source, str):
         with open(source, encoding="utf-8") as fh:
             return json.load(fh)  # type: ignore[no-any-return]
+    if isinstance(source, AehCase):
+        return source.record(cache)
     return source  # type: ignore[no-any-return]
 
 
@@ -50,6 +55,7 @@ class Collector(Chunk):
         self.index: dict[tuple[str, int, str], int] = {}
         self.pair_reports: dict[tuple[str, int, int], list[str]] = {}
         self.composite_unknown_runs: set[str] = set()
+        self._parsed: OrderedDict[str, Any] = OrderedDict()  # summaries re-read by _load
 
     def add_run(self, run: dict[str, Any]) -> int:
         """Register a run (needs `levels_key`, `run_id`, `eval`, `condition_id`, `levels`)."""
@@ -85,7 +91,8 @@ class Collector(Chunk):
 
     def _resolve(self, old: int, new: int) -> bool:
         """A second copy of a sample: True when the new one replaces the old."""
-        same = _strip(_load(self.s_source[old])) == _strip(_load(self.s_source[new]))
+        same = (_strip(_load(self.s_source[old], self._parsed))
+                == _strip(_load(self.s_source[new], self._parsed)))
         newer = self.s_finished[new] > self.s_finished[old]
         kind = "duplicate" if same else ("conflict_new" if newer else "conflict_old")
         pair = (kind, self.s_run[old], self.s_run[new])

@@ -21,18 +21,20 @@ per-sample columns are expanded with numpy indexing, never per-row pandas operat
 
 from __future__ import annotations
 
+import contextlib
 import json
 import multiprocessing as mp
 import os
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from eval_harness.analysis.aeh_import import UnreadableRun, aeh_rule, natural_key, read_aeh_run
+from eval_harness.analysis.aeh_chunk import read_aeh_chunk
+from eval_harness.analysis.aeh_import import SUMMARY, AehRule, UnreadableRun, aeh_rule, natural_key
 from eval_harness.analysis.aeh_import import read_json_object as _read_json
 from eval_harness.analysis.chunk import MAX_REPLICATION, Chunk, is_replication, read_native_cases
 from eval_harness.analysis.collect import Collector
@@ -42,6 +44,8 @@ from eval_harness.analysis.shared import SharedDict, SharedList
 
 MAX_WORKERS = 4
 PARALLEL_MIN_RUNS = 8
+#: agent-eval-harness summaries (total bytes) worth worker processes (~0.1 s per MB)
+PARALLEL_MIN_BYTES = 2 * 1024 * 1024
 COLUMNS_HEAD = ["eval", "run_id", "condition_id"]
 COLUMNS_TAIL = [
     "replication", "case_id", "judge", "value", "kind", "errored", "case_status",
@@ -118,20 +122,54 @@ def _level_order(
     return out
 
 
-def _chunks(
-    jobs: list[tuple[str, int, str]], specs: Mapping[str, JudgeSpec] | None, workers: int | None
-) -> Iterator[Chunk]:
-    """Read native runs' cases, in order; in worker processes when there are many runs."""
-    n_workers = workers if workers is not None else min(os.cpu_count() or 1, MAX_WORKERS)
-    if n_workers <= 1 or len(jobs) < PARALLEL_MIN_RUNS:
-        for run_dir, rep, finished in jobs:
-            yield read_native_cases(run_dir, rep, finished, specs)
-        return
-    ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else None
-    with ProcessPoolExecutor(max_workers=n_workers, mp_context=ctx) as pool:
-        futures = [pool.submit(read_native_cases, d, r, f, specs) for d, r, f in jobs]
+def _cpus() -> int:
+    try:
+        return len(os.sched_getaffinity(0))  # the CPUs this process may use
+    except AttributeError:  # pragma: no cover - not on Linux
+        return os.cpu_count() or 1
+
+
+class _Workers:
+    """Runs read jobs and yields their results in submission order — in worker processes
+    (one pool, started on first use) when a phase is large enough, else in this process.
+    A job's exception is re-raised by the consumer as it would be sequentially."""
+
+    def __init__(self, workers: int | None) -> None:
+        self.workers = workers
+        self.pool: ProcessPoolExecutor | None = None
+
+    def count(self, n_jobs: int, large: bool) -> int:
+        """Processes for a phase of ``n_jobs`` (1: in this process). ``workers`` given:
+        that many; else up to the CPUs (and MAX_WORKERS, two jobs each) when ``large``."""
+        if self.workers is not None:
+            return max(1, min(self.workers, n_jobs))
+        if not large:
+            return 1
+        return max(1, min(_cpus(), MAX_WORKERS, n_jobs // 2))
+
+    def map(self, fn: Callable[..., Any], jobs: list[tuple[Any, ...]], n: int) -> Iterator[Any]:
+        if n <= 1:
+            for job in jobs:
+                yield fn(*job)
+            return
+        if self.pool is None:
+            ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else None
+            self.pool = ProcessPoolExecutor(max_workers=n, mp_context=ctx)
+        futures = [self.pool.submit(fn, *job) for job in jobs]
         for fut in futures:
             yield fut.result()
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(cancel_futures=True)
+
+
+def _summary_bytes(dirs: list[str]) -> int:
+    total = 0
+    for d in dirs:
+        with contextlib.suppress(OSError):  # the reader reports it
+            total += os.stat(os.path.join(d, SUMMARY)).st_size
+    return total
 
 
 def load_runs(
@@ -147,55 +185,74 @@ def load_runs(
     weight}} — used to form a composite where a record has none and to normalise.
     `factor_levels`: the config's `matrix.factors` {factor: [levels or variants]} (writing
     order of factors and levels); without it factors come from the recorded levels.
-    `workers`: processes reading records (default: up to 4 CPUs when there are at least
-    8 runs; 1 = in this process). The result does not depend on it.
+    `workers`: processes reading run files (default: up to 4 CPUs when there are at least
+    8 native runs, or agent-eval-harness summaries of 2 MB or more; 1 = in this process).
+    The result does not depend on it.
     """
     roots = [path] if isinstance(path, (str, os.PathLike)) else list(path)
     specs = coerce_judge_specs(judge_specs)
     rule = aeh_rule(judge_specs)
+    pool = _Workers(workers)
+    try:
+        return _load(roots, specs, rule, factor_levels, pool)
+    finally:
+        pool.close()
+
+
+def _load(
+    roots: list[str | os.PathLike[str]], specs: Mapping[str, JudgeSpec] | None, rule: AehRule,
+    factor_levels: Mapping[str, Sequence[Any]] | None, pool: _Workers,
+) -> pd.DataFrame:
     col = Collector(specs)
     issues: list[dict[str, Any]] = []
-    metas: list[tuple[RunDir, dict[str, Any], list[dict[str, Any]] | None]] = []
+    metas: list[tuple[RunDir, dict[str, Any], Chunk | None]] = []
     outside: list[str] = []
-    for rd in find_run_dirs(roots, outside):
+    run_dirs = find_run_dirs(roots, outside)
+    aeh_jobs = [(rd.path, rule, specs) for rd in run_dirs if rd.layout != "native"]
+    large = _summary_bytes([j[0] for j in aeh_jobs]) >= PARALLEL_MIN_BYTES
+    aeh = pool.map(read_aeh_chunk, aeh_jobs, pool.count(len(aeh_jobs), large))
+    for rd in run_dirs:
         try:
             if rd.layout == "native":
                 metas.append((rd, _read_native_run(rd.path), None))
             else:
-                metas.append((rd, *read_aeh_run(rd.path, rule)))
+                got = next(aeh)
+                if isinstance(got, UnreadableRun):
+                    raise got
+                metas.append((rd, *got))
         except UnreadableRun as exc:
             issues.append({"kind": "unreadable_run", "detail": f"run {rd.path}: {exc}; left out"})
     usable = []
-    for rd, run, recs in metas:
+    for rd, run, aeh_chunk in metas:
         if not isinstance(run["levels"], dict) or not run["levels"]:
             issues.append({"kind": "no_levels", "detail": f"run {rd.path}: no recorded levels; left out"})
         else:
-            usable.append((rd, run, recs))
+            usable.append((rd, run, aeh_chunk))
     factors = _choose_factors([r for _, r, _ in usable], factor_levels)
     kept = []
-    for rd, run, recs in usable:
+    for rd, run, aeh_chunk in usable:
         if set(run["levels"]) != set(factors):
             issues.append({"kind": "inconsistent_factors", "detail": (
                 f"run {rd.path}: levels for {sorted(run['levels'])} but the analysis uses "
                 f"factors {factors}; left out")})
         else:
-            kept.append((rd, run, recs))
+            kept.append((rd, run, aeh_chunk))
     _assign_aeh_replications(kept)
-    native: list[tuple[str, int, str]] = []
-    for rd, run, recs in kept:
+    native: list[tuple[Any, ...]] = []
+    for rd, run, aeh_chunk in kept:
         run["path"] = rd.path
         run["levels_key"] = levels_key(run["levels"])
-        if recs is None:
-            native.append((rd.path, run["replication"], str(run.get("finished_at") or "")))
-    chunks = _chunks(native, specs, workers)
-    for rd, run, recs in kept:
+        if aeh_chunk is None:
+            native.append((rd.path, run["replication"], str(run.get("finished_at") or ""), specs))
+    chunks = pool.map(read_native_cases, native,
+                      pool.count(len(native), len(native) >= PARALLEL_MIN_RUNS))
+    for rd, run, aeh_chunk in kept:
         idx = col.add_run(run)
-        if recs is None:
+        if aeh_chunk is None:
             chunk = next(chunks)
-        else:
-            chunk = Chunk(specs, str(run.get("finished_at") or ""))
-            for rec in recs:
-                chunk.add_checked(rec, rec, run["replication"], rd.path)
+        else:  # imported records carry no replication: the run's (assigned above)
+            chunk = aeh_chunk
+            chunk.s_rep = [run["replication"]] * len(chunk.s_case)
         col.add_chunk(idx, chunk)
         if not chunk.s_case:
             issues.append({"kind": "empty_run", "detail": f"run {rd.path}: no case records"})
@@ -259,6 +316,28 @@ def _obj(values: list[Any]) -> np.ndarray:
     return arr
 
 
+def _expand(values: list[Any] | np.ndarray, index: np.ndarray, *, strings: bool = False) -> Any:
+    """``values[index]`` as the column pandas would build from it, converting each distinct
+    value once instead of once per row (pandas turns an object array of str into its
+    string dtype element by element). Only the values ``index`` uses decide the dtype, as
+    before. ``strings``: every value is a str, so equal ones may be merged first."""
+    arr = values if isinstance(values, np.ndarray) else _obj(list(values))
+    if not len(index):
+        return arr[index]
+    if strings:
+        codes, uniques = pd.factorize(arr)
+        index = codes[index]
+        arr = np.asarray(uniques, dtype=object)
+    present = np.bincount(index, minlength=len(arr)) > 0
+    if not present.all():
+        index = (np.cumsum(present) - 1)[index]
+        arr = arr[present]
+    small = pd.Series(arr, copy=False)
+    if isinstance(small.dtype, np.dtype):
+        return small.to_numpy()[index]
+    return small.array.take(index)
+
+
 def _assemble(col: Collector, factors: list[str]) -> pd.DataFrame:
     """Expand per-run and per-sample columns onto rows with numpy indexing."""
     r_sample = np.asarray(col.r_sample, dtype=np.int64)
@@ -267,22 +346,23 @@ def _assemble(col: Collector, factors: list[str]) -> pd.DataFrame:
     rs = r_sample[keep]
     s_run = np.asarray(col.s_run, dtype=np.int64)
     run_of_row = s_run[rs] if len(rs) else np.zeros(0, dtype=np.int64)
+    rows = np.flatnonzero(keep)
     data: dict[str, Any] = {}
     for name in COLUMNS_HEAD:
-        data[name] = _obj([r[name] for r in col.runs])[run_of_row] if col.runs else _obj([])
+        data[name] = _expand([r[name] for r in col.runs], run_of_row)
     for f in factors:
-        data[f] = _obj([r["levels"][f] for r in col.runs])[run_of_row] if col.runs else _obj([])
+        data[f] = _expand([r["levels"][f] for r in col.runs], run_of_row)
     data["replication"] = np.asarray(col.s_rep, dtype=np.int64)[rs]
-    data["case_id"] = _obj(col.s_case)[rs]
-    data["judge"] = _obj(col.r_judge)[keep]
+    data["case_id"] = _expand(col.s_case, rs, strings=True)
+    data["judge"] = _expand(col.r_judge, rows, strings=True)
     data["value"] = np.asarray(col.r_value, dtype=float)[keep]
-    data["kind"] = _obj(col.r_kind)[keep]
+    data["kind"] = _expand(col.r_kind, rows, strings=True)
     data["errored"] = np.asarray(col.r_err, dtype=bool)[keep]
-    data["case_status"] = _obj(col.s_status)[rs]
+    data["case_status"] = _expand(col.s_status, rs, strings=True)
     data["latency_s"] = np.asarray(col.s_latency, dtype=float)[rs]
     data["cost_usd"] = np.asarray(col.s_cost, dtype=float)[rs]
     data["tokens"] = np.asarray(col.s_tokens, dtype=float)[rs]
     data["tool_calls"] = np.asarray(col.s_tools, dtype=float)[rs]
-    data["case_hash"] = _obj(col.s_hash)[rs]
+    data["case_hash"] = _expand(col.s_hash, rs, strings=True)
     data["normalized"] = np.asarray(col.r_norm, dtype=float)[keep]
     return pd.DataFrame(data, columns=[*COLUMNS_HEAD, *factors, *COLUMNS_TAIL])

@@ -11,6 +11,10 @@ in a runs directory) goes through :func:`parse_yaml`, which on top of ``safe_loa
 - bounds nesting depth (:data:`MAX_DEPTH`), so no later recursive walk can overflow;
 - makes a duplicate mapping key an error naming both lines (YAML itself keeps the last).
 
+Run data (agent-eval-harness ``summary.yaml``) is read through
+:func:`eval_harness.config.yamlfast.fast_load`, which returns exactly what
+:func:`parse_yaml` returns (same limits, same errors) and is faster where it can prove that.
+
 The key-path -> line map of :func:`load_yaml_text` feeds error messages.
 """
 
