@@ -14,7 +14,7 @@ Conventions (one per number shown):
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -54,14 +54,16 @@ def verdict_tables(
 
 
 def condition_rows(
-    frame: pd.DataFrame, samples: pd.DataFrame, cases: pd.DataFrame
+    frame: pd.DataFrame, samples: pd.DataFrame, cases: pd.DataFrame,
+    conds: pd.DataFrame | None = None,
 ) -> list[dict[str, Any]]:
-    """One JSON-ready summary per condition, in matrix order (see module docstring)."""
+    """One JSON-ready summary per condition, in matrix order (see module docstring);
+    ``conds``: ``condition_table(frame)`` when the caller already has it."""
     factors = factors_of(frame)
     rows: list[dict[str, Any]] = []
     by_sample = {str(k): g for k, g in samples.groupby("condition_id", sort=False)}
     by_case = {str(k): g for k, g in cases.groupby("condition_id", sort=False)}
-    for cond in condition_table(frame).to_dict("records"):
+    for cond in (condition_table(frame) if conds is None else conds).to_dict("records"):
         cid = str(cond["condition_id"])
         levels = {f: _plain(cond[f]) for f in factors}
         s = by_sample.get(cid, samples.iloc[:0])
@@ -176,19 +178,35 @@ def cell_text(cell: dict[str, Any] | None) -> str:
     return text
 
 
+class UsableCells(NamedTuple):
+    """Non-errored case verdict rows as integer codes (``pd.factorize``: first-seen order,
+    -1 = missing) of each factor and of the case id, with ``composite_mean``; ``uniques``
+    maps a column to its values by code. Grouping integer codes is the same grouping as
+    grouping the values (same groups, same order) without hashing strings every call."""
+
+    codes: pd.DataFrame
+    uniques: dict[str, Any]
+
+
 def usable_cells(cases: pd.DataFrame, frame: pd.DataFrame,
-                 conds: pd.DataFrame | None = None) -> pd.DataFrame:
-    """The case verdict rows that are not errored, with their condition's factor levels
-    (built once for every :func:`marginal_means` call of a report)."""
+                 conds: pd.DataFrame | None = None) -> UsableCells:
+    """The case verdict rows that are not errored, with their condition's factor levels,
+    coded once for every :func:`marginal_means` call of a report."""
     factors = factors_of(frame)
     conds = (condition_table(frame) if conds is None else conds)[["condition_id", *factors]]
     merged = cases.merge(conds, on="condition_id", how="left")
-    return merged[merged["verdict"] != "errored"]
+    merged = merged[merged["verdict"] != "errored"]
+    columns: dict[str, Any] = {}
+    uniques: dict[str, Any] = {}
+    for col in [*factors, "case_id"]:
+        columns[col], uniques[col] = pd.factorize(merged[col])
+    columns["composite_mean"] = merged["composite_mean"].to_numpy(dtype=float)
+    return UsableCells(pd.DataFrame(columns), uniques)
 
 
 def marginal_means(
     cases: pd.DataFrame, frame: pd.DataFrame, by: list[str], conds: pd.DataFrame | None = None,
-    merged: pd.DataFrame | None = None,
+    merged: UsableCells | None = None,
 ) -> list[dict[str, Any]]:
     """Mean composite per combination of the ``by`` factors, with a t 95% CI over cases.
 
@@ -196,17 +214,20 @@ def marginal_means(
     marginal mean of a balanced design), so the interval reflects case-to-case spread.
     ``merged``: :func:`usable_cells` of ``cases`` when the caller already built it.
     """
-    merged = usable_cells(cases, frame, conds) if merged is None else merged
+    cells = usable_cells(cases, frame, conds) if merged is None else merged
     order = frame.attrs.get("levels", {})
     out: list[dict[str, Any]] = []
-    if merged.empty:
+    data = cells.codes
+    keys = [*by, "case_id"]
+    data = data[(data[keys].to_numpy() >= 0).all(axis=1)]  # a missing value is no group
+    if data.empty:
         return out
-    per_case = merged.groupby([*by, "case_id"], sort=False)["composite_mean"].mean()
+    per_case = data.groupby(keys, sort=False)["composite_mean"].mean()
     for key, sub in per_case.groupby(level=list(range(len(by))), sort=False):
         key_t = key if isinstance(key, tuple) else (key,)
         mean, ci = mean_ci(sub.to_numpy(dtype=float))
-        out.append({"levels": dict(zip(by, map(_plain, key_t), strict=True)), "mean": mean,
-                    "ci": ci})
+        levels = {f: _plain(cells.uniques[f][int(code)]) for f, code in zip(by, key_t, strict=True)}
+        out.append({"levels": levels, "mean": mean, "ci": ci})
 
     def rank(row: dict[str, Any]) -> tuple[int, ...]:
         ranks = []

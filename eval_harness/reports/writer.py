@@ -69,12 +69,13 @@ def _clean(x: Any) -> Any:
     return str(x)
 
 
-def split_grid(report: Mapping[str, Any], inline_cells: int = GRID_INLINE_CELLS
+def split_grid(report: Mapping[str, Any], inline_cells: int | None = None
                ) -> tuple[dict[str, Any], list[Any] | None]:
     """(report.json document, every case_grid case) when the grid has more than
     ``inline_cells`` cells, else (the report unchanged, None). The document keeps the
     first ``max(1, inline_cells // conditions)`` cases (the grid's order: differing first,
     hardest first) and adds ``case_grid.cases_file`` and ``case_grid.n_cases_inline``."""
+    inline_cells = GRID_INLINE_CELLS if inline_cells is None else inline_cells
     grid = report.get("case_grid")
     if not isinstance(grid, Mapping):
         return dict(report), None
