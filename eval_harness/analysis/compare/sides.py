@@ -22,12 +22,19 @@ _MAX_KEY = 2**62
 
 
 def floats_or_none(values: np.ndarray) -> list[Any]:
-    """JSON-safe list of floats: NaN / inf → None."""
+    """JSON-safe list of floats: NaN / inf → None. Equal values share one float object
+    (pass rates, Wilson bounds and p-values take a handful of distinct values over
+    thousands of cases: 24 bytes saved per repeat in the comparison rows)."""
     arr = np.asarray(values, dtype=float)
-    out: list[Any] = arr.tolist()
-    for i in np.flatnonzero(~np.isfinite(arr)).tolist():
-        out[i] = None
-    return out
+    if not arr.size:
+        return []
+    # grouped on the bit patterns: -0.0 and 0.0 stay distinct, as in arr.tolist()
+    bits, inverse = np.unique(np.ascontiguousarray(arr).view(np.int64), return_inverse=True)
+    uniq = bits.view(np.float64)
+    objects: list[Any] = uniq.tolist()
+    for i in np.flatnonzero(~np.isfinite(uniq)).tolist():
+        objects[i] = None
+    return [objects[i] for i in inverse.reshape(-1).tolist()]
 
 
 def unique_rows(*columns: np.ndarray) -> tuple[list[tuple[int, ...]], np.ndarray]:
