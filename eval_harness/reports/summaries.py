@@ -259,15 +259,28 @@ def marginal_means(
 
 def pareto_front(points: list[tuple[str, float, float]]) -> list[str]:
     """Ids on the cost–quality Pareto frontier: no other point is at most as costly and at
-    least as good with one strict inequality. ``points`` = (id, cost, quality)."""
-    front = []
-    for pid, c, q in points:
-        dominated = any(
-            (c2 <= c and q2 >= q) and (c2 < c or q2 > q) for _, c2, q2 in points
-        )
-        if not dominated:
-            front.append(pid)
-    return front
+    least as good with one strict inequality. ``points`` = (id, cost, quality), finite;
+    the ids keep their input order.
+
+    One sort, then a sweep over costs (O(n log n), not every pair): a point is dominated
+    when a strictly cheaper point is at least as good, or an equally costly one is
+    strictly better."""
+    order = sorted(range(len(points)), key=lambda i: points[i][1])
+    dominated = [False] * len(points)
+    best_cheaper = -math.inf  # best quality among strictly cheaper points
+    start = 0
+    while start < len(order):
+        end = start
+        while end < len(order) and points[order[end]][1] == points[order[start]][1]:
+            end += 1
+        group = order[start:end]  # one cost
+        best_here = max(points[i][2] for i in group)
+        for i in group:
+            q = points[i][2]
+            dominated[i] = best_cheaper >= q or best_here > q
+        best_cheaper = max(best_cheaper, best_here)
+        start = end
+    return [pid for (pid, _, _), out in zip(points, dominated, strict=True) if not out]
 
 
 def judge_means(frame: pd.DataFrame, condition_ids: list[str]) -> dict[str, Any] | None:

@@ -211,3 +211,17 @@ def test_case_grid_shares_equal_cells_but_keeps_negative_zero_apart() -> None:
     assert json.dumps([cells["b"]["x"]["composite"], cells["b"]["y"]["composite"]]) == \
         "[0.0, -0.0]"
     assert grid == _case_grid_reference(cases, ["x", "y"])
+
+
+def test_pareto_front_equals_the_pairwise_definition() -> None:
+    def brute(points: list[tuple[str, float, float]]) -> list[str]:
+        return [pid for pid, c, q in points
+                if not any(c2 <= c and q2 >= q and (c2 < c or q2 > q) for _, c2, q2 in points)]
+
+    rng = np.random.default_rng(2)
+    for n in (0, 1, 2, 5, 40, 300):
+        # few distinct values, so equal costs and equal qualities (ties) are common
+        pts = [(f"c{i}", float(rng.integers(0, 6)), float(rng.integers(0, 6))) for i in range(n)]
+        assert sm.pareto_front(pts) == brute(pts)
+    pts = [(f"c{i}", float(c), float(q)) for i, (c, q) in enumerate(rng.random((300, 2)))]
+    assert sm.pareto_front(pts) == brute(pts)
