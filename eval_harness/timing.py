@@ -158,7 +158,7 @@ class Recorder:
                 "unphased_wall_s": round(max(0.0, wall - sum(p.wall_s for p in top)), 6),
                 "unphased_cpu_s": round(max(0.0, cpu - sum(p.cpu_s for p in top)), 6),
                 # CPU the process used before the clock started: interpreter start, the
-                # CLI's imports, config loading
+                # CLI's imports, config loading (and, after a run, the run itself)
                 "cpu_before_s": round(self.start.cpu, 6),
                 "peak_rss_mib": _round(end.peak_mib),
                 "children_peak_rss_mib": _round(end.children_peak_mib),

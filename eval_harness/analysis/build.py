@@ -84,11 +84,11 @@ def _fit(dc: DesignCheck, method: str, keep_incomplete: bool, frame: pd.DataFram
     if not dc.kept:
         return None, dc.excluded_cases
     if method == "mixed":
-        rows = usable_rows(frame, response)[["case_id", *dc.kept, "value"]]
+        rows = usable_rows(frame, response, ["case_id", *dc.kept, "value"])
         res, _ = anova_frame(rows, dc.kept, response="value", method="mixed", levels=dc.levels)
         return res, []
     if keep_incomplete:
-        rows = usable_rows(frame, response)[["case_id", *dc.kept, "value"]]
+        rows = usable_rows(frame, response, ["case_id", *dc.kept, "value"])
         res, _ = anova_frame(rows, dc.kept, response="value", method="lmm",
                              keep_incomplete=True, levels=dc.levels)
         return res, []
@@ -250,7 +250,8 @@ def _judge_factors(frame: pd.DataFrame, judges: list[str],
     value = frame["value"].to_numpy(dtype=float)
     keep = frame["judge"].isin(judges).to_numpy(dtype=bool) & np.isfinite(value)
     keep &= ~frame["errored"].to_numpy(dtype=bool)
-    seen = observed_levels(frame[keep], factors, frame.attrs.get("levels", {}))
+    cols = [f for f in factors if f in frame.columns]
+    seen = observed_levels(frame[cols][keep], factors, frame.attrs.get("levels", {}))
     kept = [f for f in factors if len(seen[f]) >= 2]
     return kept, {f: seen[f] for f in kept}
 
@@ -260,7 +261,7 @@ def _variance_components(res: AnovaResult | None, frame: pd.DataFrame, response:
     """σ²_case and σ² of the ANOVA on cell means; σ²_rep from the replicate-level data."""
     rep: float | None = None
     if dc.factors and dc.replications >= 2:
-        rows = usable_rows(frame, response)
+        rows = usable_rows(frame, response, ["case_id", *dc.factors, "value"])
         rep = replication_variance(rows, dc.factors, response="value")
     out: dict[str, Any] = {}
     model = res.model if res is not None else None

@@ -189,7 +189,7 @@ def per_judge_block(
     excluded: list[dict[str, str]] = []
     frames: dict[str, pd.DataFrame] = {}
     for j in judges:
-        rows = usable_rows(frame, j)
+        rows = usable_rows(frame, j, ["case_id", *kept, "value"])
         if not kept:
             excluded.append({"judge": j, "reason": "no factor with 2 observed levels"})
         elif rows.empty:

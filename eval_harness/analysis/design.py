@@ -46,14 +46,18 @@ class DesignCheck:
     notes: list[str] = field(default_factory=list)
 
 
-def usable_rows(frame: pd.DataFrame, response: str) -> pd.DataFrame:
-    """Rows of `response` that carry a score: not errored and a finite value."""
+def usable_rows(frame: pd.DataFrame, response: str,
+                columns: Sequence[str] | None = None) -> pd.DataFrame:
+    """Rows of `response` that carry a score: not errored and a finite value; only
+    ``columns`` when given (filtering copies every kept column: ask for the few needed)."""
+    if columns is not None:
+        columns = [c for c in dict.fromkeys(columns) if c in frame.columns]
     if frame.empty or "judge" not in frame.columns:
-        return frame.iloc[0:0]
+        return frame.iloc[0:0] if columns is None else frame[columns].iloc[0:0]
     value = frame["value"].to_numpy(dtype=float)
     keep = (frame["judge"] == response).to_numpy(dtype=bool) & np.isfinite(value)
     keep &= ~frame["errored"].to_numpy(dtype=bool)
-    return frame[keep]
+    return frame[keep] if columns is None else frame[columns][keep]
 
 
 def _factorize(values: pd.Series) -> tuple[np.ndarray, list[Any]]:
@@ -143,7 +147,7 @@ def design_check(
     """Kept factors, cases × cells array of complete cases, excluded cases, balance."""
     factors = list(factors if factors is not None else frame.attrs.get("factors", []))
     order = dict(levels if levels is not None else frame.attrs.get("levels", {}))
-    rows = usable_rows(frame, response)
+    rows = usable_rows(frame, response, ["case_id", *factors, "value"])
     seen = observed_levels(rows, factors, order)
     kept = [f for f in factors if len(seen[f]) >= 2]
     dropped = [
@@ -186,7 +190,8 @@ def empty_level_notes(frame: pd.DataFrame, response: str,
     with why: its samples all errored / have no value, or it has no samples at all."""
     if not factors:
         return []
-    mine = frame[(frame["judge"] == response).to_numpy(dtype=bool)] if len(frame) else frame
+    cols = [f for f in factors if f in frame.columns]
+    mine = frame[cols][(frame["judge"] == response).to_numpy(dtype=bool)] if len(frame) else frame
     out = []
     for f in factors:
         usable = {_hashable(v) for v in seen[f]}

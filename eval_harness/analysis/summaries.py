@@ -57,7 +57,11 @@ def condition_summaries(
     run_costs: Sequence[Mapping[str, Any]] = (),
 ) -> list[dict[str, Any]]:
     """One summary dict per condition observed in `frame` for `response`."""
-    rows = frame[(frame["judge"] == response).to_numpy(dtype=bool)] if len(frame) else frame
+    # only the columns read below: filtering would copy every column of the frame
+    needed = [*factors, "condition_id", "run_id", "case_id", "value", "errored", "cost_usd",
+              "tokens", "latency_s"]
+    cols = [c for c in dict.fromkeys(needed) if c in frame.columns]
+    rows = frame[cols][(frame["judge"] == response).to_numpy(dtype=bool)] if len(frame) else frame
     if rows.empty:
         return []
     cost_by_run = {str(r["run_id"]): float(r["cost_usd"]) for r in run_costs}
@@ -131,8 +135,11 @@ def pareto_frontier(summaries: Sequence[Mapping[str, Any]]) -> dict[str, Any] | 
 
 def errored_samples(frame: pd.DataFrame, response: str) -> dict[str, Any]:
     """Errored samples of `response` (listed, never scored 0), at most MAX_LISTED shown."""
-    rows = frame[(frame["judge"] == response).to_numpy(dtype=bool)] if len(frame) else frame
-    bad = rows[rows["errored"].to_numpy(dtype=bool)] if len(rows) else rows
+    if len(frame):
+        mine = (frame["judge"] == response).to_numpy(dtype=bool)
+        bad = frame[mine & frame["errored"].to_numpy(dtype=bool)]
+    else:
+        bad = frame
     listed = [
         {"condition_id": str(c), "run_id": str(r), "case_id": str(k), "replication": int(p),
          "case_status": str(s)}

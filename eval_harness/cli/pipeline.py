@@ -230,6 +230,8 @@ def compute_analysis(
              ("anova.json", "comparisons.json", "comparisons.cases.jsonl", "leaderboard.json",
               "thresholds.json")}
     files.update({f"report.{kind}": path for kind, path in written.items()})
+    if "json" in written and (out_dir / "report.cases.jsonl").is_file():  # large case grid
+        files["report.cases.jsonl"] = out_dir / "report.cases.jsonl"
     out = AnalysisOutputs(frame=frame, anova=anova, comparisons=comparisons,
                           leaderboard=leaderboard, thresholds=thresholds, pairwise=pairwise,
                           out_dir=out_dir, files=files,

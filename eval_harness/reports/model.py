@@ -244,7 +244,8 @@ def build_report(
     the caller already built them (``analysis.compare.verdicts.verdict_tables``)."""
     frame = _with_design_order(frame, anova)
     samples, cases = tables if tables is not None else sm.verdict_tables(frame)
-    conditions = _in_level_order(sm.condition_rows(frame, samples, cases),
+    conds = condition_table(frame)  # once: rows, marginal means
+    conditions = _in_level_order(sm.condition_rows(frame, samples, cases, conds),
                                  frame.attrs.get("levels") or {})
     _overlay_summaries(conditions, anova.get("condition_summaries"),
                        clip=anova.get("response", "composite") == "composite")
@@ -258,7 +259,6 @@ def build_report(
     display = _display(conditions, factors)
     for c in conditions:
         c["short_label"] = fmt.compact_label(c.get("levels"), display, c["condition_id"][:6])
-    conds = condition_table(frame)
     usable = sm.usable_cells(cases, frame, conds)  # one merge for every marginal mean
     evals = sorted(frame["eval"].astype(str).unique()) if "eval" in frame.columns else []
     return {

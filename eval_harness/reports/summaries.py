@@ -14,7 +14,7 @@ Conventions (one per number shown):
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -54,14 +54,16 @@ def verdict_tables(
 
 
 def condition_rows(
-    frame: pd.DataFrame, samples: pd.DataFrame, cases: pd.DataFrame
+    frame: pd.DataFrame, samples: pd.DataFrame, cases: pd.DataFrame,
+    conds: pd.DataFrame | None = None,
 ) -> list[dict[str, Any]]:
-    """One JSON-ready summary per condition, in matrix order (see module docstring)."""
+    """One JSON-ready summary per condition, in matrix order (see module docstring);
+    ``conds``: ``condition_table(frame)`` when the caller already has it."""
     factors = factors_of(frame)
     rows: list[dict[str, Any]] = []
     by_sample = {str(k): g for k, g in samples.groupby("condition_id", sort=False)}
     by_case = {str(k): g for k, g in cases.groupby("condition_id", sort=False)}
-    for cond in condition_table(frame).to_dict("records"):
+    for cond in (condition_table(frame) if conds is None else conds).to_dict("records"):
         cid = str(cond["condition_id"])
         levels = {f: _plain(cond[f]) for f in factors}
         s = by_sample.get(cid, samples.iloc[:0])
@@ -102,10 +104,16 @@ def condition_rows(
     return rows
 
 
-def _pylist(col: pd.Series) -> list[Any]:
-    """A column as a list of Python objects, converted in C (arrow-backed strings iterate
-    element by element through ``Series.tolist``)."""
-    return col.to_numpy(dtype=object).tolist()
+def _distinct(col: pd.Series, convert: Any = None) -> list[Any]:
+    """A column as a list of Python objects in which equal values are one object (one
+    string per distinct case id, not one per cell), optionally ``convert``-ed once per
+    distinct value. Arrow-backed strings iterate element by element through
+    ``Series.tolist``; this converts the distinct values only."""
+    codes, uniques = pd.factorize(col, use_na_sentinel=False)
+    values = uniques.to_numpy(dtype=object).tolist()
+    if convert is not None:
+        values = [convert(v) for v in values]
+    return [values[i] for i in codes.tolist()]
 
 
 def case_grid(cases: pd.DataFrame, condition_ids: list[str]) -> dict[str, Any]:
@@ -113,7 +121,8 @@ def case_grid(cases: pd.DataFrame, condition_ids: list[str]) -> dict[str, Any]:
 
     A case *differs* when its verdicts are not all the same across conditions (an errored
     cell counts as its own verdict). Cases are sorted with differing ones first, then by
-    mean composite (hardest first), then id.
+    mean composite (hardest first), then id. Cells with equal content are the same dict
+    object: treat them as read-only (copy before changing one).
     """
     rows: list[dict[str, Any]] = []
     # whole columns as plain Python lists (numpy .tolist()), zipped: no pandas scalar or
@@ -121,20 +130,29 @@ def case_grid(cases: pd.DataFrame, condition_ids: list[str]) -> dict[str, Any]:
     comp = cases["composite_mean"].to_numpy(dtype=float)
     comps_col = [v if ok else None for v, ok in zip(comp.tolist(), np.isfinite(comp).tolist(),
                                                     strict=True)]
-    columns = (_pylist(cases["case_id"]), [str(c) for c in _pylist(cases["condition_id"])],
+    columns = (_distinct(cases["case_id"]), _distinct(cases["condition_id"], str),
                cases["n_pass"].to_numpy(dtype=np.int64).tolist(),
                cases["n_usable"].to_numpy(dtype=np.int64).tolist(),
                cases["n_errored"].to_numpy(dtype=np.int64).tolist(),
-               [str(v) for v in _pylist(cases["verdict"])], comps_col)
+               _distinct(cases["verdict"], str), comps_col)
     by_case: dict[Any, dict[str, Any]] = {}
-    for case_id, cid, k, n, e, verdict, c in zip(*columns, strict=True):
-        by_case.setdefault(case_id, {})[cid] = {
-            "passes": k,
-            "attempts": n,
-            "errored_attempts": e,
-            "verdict": verdict,
-            "composite": c,
-        }
+    # Equal cells are one shared (read-only) dict: judges score on few levels, so at
+    # 16 conditions x 5,000 cases ~80,000 cells hold a few hundred distinct values
+    # (-0.0 is told apart from 0.0 so the JSON text stays the same).
+    shared: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for case_id, cid, k, n, e, verdict, c, neg in zip(*columns, np.signbit(comp).tolist(),
+                                                     strict=True):
+        key = (k, n, e, verdict, c, neg)
+        cell = shared.get(key)
+        if cell is None:
+            cell = shared[key] = {
+                "passes": k,
+                "attempts": n,
+                "errored_attempts": e,
+                "verdict": verdict,
+                "composite": c,
+            }
+        by_case.setdefault(case_id, {})[cid] = cell
     for case_id in sorted(by_case):
         cells = by_case[case_id]
         verdicts = {cells[c]["verdict"] if c in cells else "missing" for c in condition_ids}
@@ -176,19 +194,35 @@ def cell_text(cell: dict[str, Any] | None) -> str:
     return text
 
 
+class UsableCells(NamedTuple):
+    """Non-errored case verdict rows as integer codes (``pd.factorize``: first-seen order,
+    -1 = missing) of each factor and of the case id, with ``composite_mean``; ``uniques``
+    maps a column to its values by code. Grouping integer codes is the same grouping as
+    grouping the values (same groups, same order) without hashing strings every call."""
+
+    codes: pd.DataFrame
+    uniques: dict[str, Any]
+
+
 def usable_cells(cases: pd.DataFrame, frame: pd.DataFrame,
-                 conds: pd.DataFrame | None = None) -> pd.DataFrame:
-    """The case verdict rows that are not errored, with their condition's factor levels
-    (built once for every :func:`marginal_means` call of a report)."""
+                 conds: pd.DataFrame | None = None) -> UsableCells:
+    """The case verdict rows that are not errored, with their condition's factor levels,
+    coded once for every :func:`marginal_means` call of a report."""
     factors = factors_of(frame)
     conds = (condition_table(frame) if conds is None else conds)[["condition_id", *factors]]
     merged = cases.merge(conds, on="condition_id", how="left")
-    return merged[merged["verdict"] != "errored"]
+    merged = merged[merged["verdict"] != "errored"]
+    columns: dict[str, Any] = {}
+    uniques: dict[str, Any] = {}
+    for col in [*factors, "case_id"]:
+        columns[col], uniques[col] = pd.factorize(merged[col])
+    columns["composite_mean"] = merged["composite_mean"].to_numpy(dtype=float)
+    return UsableCells(pd.DataFrame(columns), uniques)
 
 
 def marginal_means(
     cases: pd.DataFrame, frame: pd.DataFrame, by: list[str], conds: pd.DataFrame | None = None,
-    merged: pd.DataFrame | None = None,
+    merged: UsableCells | None = None,
 ) -> list[dict[str, Any]]:
     """Mean composite per combination of the ``by`` factors, with a t 95% CI over cases.
 
@@ -196,17 +230,20 @@ def marginal_means(
     marginal mean of a balanced design), so the interval reflects case-to-case spread.
     ``merged``: :func:`usable_cells` of ``cases`` when the caller already built it.
     """
-    merged = usable_cells(cases, frame, conds) if merged is None else merged
+    cells = usable_cells(cases, frame, conds) if merged is None else merged
     order = frame.attrs.get("levels", {})
     out: list[dict[str, Any]] = []
-    if merged.empty:
+    data = cells.codes
+    keys = [*by, "case_id"]
+    data = data[(data[keys].to_numpy() >= 0).all(axis=1)]  # a missing value is no group
+    if data.empty:
         return out
-    per_case = merged.groupby([*by, "case_id"], sort=False)["composite_mean"].mean()
+    per_case = data.groupby(keys, sort=False)["composite_mean"].mean()
     for key, sub in per_case.groupby(level=list(range(len(by))), sort=False):
         key_t = key if isinstance(key, tuple) else (key,)
         mean, ci = mean_ci(sub.to_numpy(dtype=float))
-        out.append({"levels": dict(zip(by, map(_plain, key_t), strict=True)), "mean": mean,
-                    "ci": ci})
+        levels = {f: _plain(cells.uniques[f][int(code)]) for f, code in zip(by, key_t, strict=True)}
+        out.append({"levels": levels, "mean": mean, "ci": ci})
 
     def rank(row: dict[str, Any]) -> tuple[int, ...]:
         ranks = []

@@ -153,3 +153,61 @@ def test_json_text_indents_small_documents_only() -> None:
     assert json.loads(compact) == doc
     with pytest.raises(ValueError):
         json_text({"x": float("nan")})
+
+
+def test_analyze_only_names_the_rows_file_when_the_grid_is_split(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.conftest import FIXTURES, run_cli
+
+    monkeypatch.setattr(writer, "GRID_INLINE_CELLS", 2)  # the fixture's grid counts as large
+    code, out, err = run_cli("--analyze-only", str(FIXTURES / "aeh_runs"), "--output",
+                             str(tmp_path))
+    assert code == 0, err
+    assert str(tmp_path / CASES_FILE) in out  # "wrote ..." names it
+    doc = read_report(tmp_path)
+    assert len(doc["case_grid"]["cases"]) == doc["case_grid"]["n_cases"] > 1
+
+
+def _marginal_reference(cases: pd.DataFrame, frame: pd.DataFrame,
+                        by: list[str]) -> list[dict[str, Any]]:
+    """Marginal means grouped on the level strings (what the coded grouping replaced)."""
+    from eval_harness.analysis.compare.build import condition_table
+
+    conds = condition_table(frame)[["condition_id", *sm.factors_of(frame)]]
+    merged = cases.merge(conds, on="condition_id", how="left")
+    merged = merged[merged["verdict"] != "errored"]
+    per_case = merged.groupby([*by, "case_id"], sort=False)["composite_mean"].mean()
+    out = []
+    for key, sub in per_case.groupby(level=list(range(len(by))), sort=False):
+        key_t = key if isinstance(key, tuple) else (key,)
+        mean, ci = sm.mean_ci(sub.to_numpy(dtype=float))
+        out.append({"levels": dict(zip(by, key_t, strict=True)), "mean": mean, "ci": ci})
+    order = frame.attrs["levels"]
+    out.sort(key=lambda r: tuple(order[f].index(r["levels"][f]) for f in by))
+    return out
+
+
+def test_marginal_means_equal_the_grouping_on_level_strings() -> None:
+    frame = _big_frame((3, 2, 2), 400, seed=13)
+    _, cases = sm.verdict_tables(frame)
+    assert (cases["verdict"] == "errored").any()  # errored cells are left out
+    cells = sm.usable_cells(cases, frame)
+    for by in (["f0"], ["f2"], ["f0", "f1"], ["f1", "f2"]):
+        got = sm.marginal_means(cases, frame, by, merged=cells)
+        assert got == _marginal_reference(cases, frame, by)  # exactly, floats included
+        assert got == sm.marginal_means(cases, frame, by)
+
+
+def test_case_grid_shares_equal_cells_but_keeps_negative_zero_apart() -> None:
+    cases = pd.DataFrame({
+        "case_id": ["a", "a", "b", "b"], "condition_id": ["x", "y", "x", "y"],
+        "n_pass": [1, 1, 0, 0], "n_usable": [1, 1, 1, 1], "n_errored": [0, 0, 0, 0],
+        "verdict": ["passed", "passed", "failed", "failed"],
+        "composite_mean": [1.0, 1.0, 0.0, -0.0]})
+    grid = sm.case_grid(cases, ["x", "y"])
+    cells = {r["case_id"]: r["cells"] for r in grid["cases"]}
+    assert cells["a"]["x"] is cells["a"]["y"]  # equal content: one object
+    assert cells["b"]["x"] is not cells["b"]["y"]  # 0.0 and -0.0: equal, written apart
+    assert json.dumps([cells["b"]["x"]["composite"], cells["b"]["y"]["composite"]]) == \
+        "[0.0, -0.0]"
+    assert grid == _case_grid_reference(cases, ["x", "y"])

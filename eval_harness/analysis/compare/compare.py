@@ -33,15 +33,19 @@ import numpy as np
 import pandas as pd
 
 from eval_harness.analysis.compare.bootstrap import bootstrap_pass_rate_ci
-from eval_harness.analysis.compare.fisher import fisher_exact_two_sided
 from eval_harness.analysis.compare.paired import cluster_robust_mean, paired_t
 from eval_harness.analysis.compare.permutation import (
     CaseArrays,
     seed_from_ids,
     stratified_permutation_test,
 )
+from eval_harness.analysis.compare.sides import (
+    SideTable,
+    fisher_p_values,
+    floats_or_none,
+    statuses,
+)
 from eval_harness.analysis.compare.verdicts import VERDICT_RANK
-from eval_harness.analysis.compare.wilson import wilson_interval
 from eval_harness.analysis.stats.correction import adjust_pvalues
 
 
@@ -56,109 +60,9 @@ def num(x: Any) -> Any:
     return x
 
 
-_SIDE_COLS = ("n_attempts", "n_errored", "n_usable", "n_pass", "pass_rate", "verdict",
-              "composite_mean", "case_hashes", "judges")
-
-
-def _floats(values: np.ndarray) -> list[Any]:
-    """JSON-safe list of floats: NaN / inf → None (``num`` over an array)."""
-    arr = np.asarray(values, dtype=float)
-    out: list[Any] = arr.tolist()
-    for i in np.flatnonzero(~np.isfinite(arr)).tolist():
-        out[i] = None
-    return out
-
-
-class _Side:
-    """One side's per-case columns aligned on the compared case ids (``pos`` < 0: absent)."""
-
-    def __init__(self, cases: pd.DataFrame, ids: list[str]) -> None:
-        own = [str(c) for c in cases["case_id"].tolist()]
-        last = {c: i for i, c in enumerate(own)}  # a repeated case id: the last row wins
-        self.pos = np.array([last.get(c, -1) for c in ids], dtype=np.int64)
-        self.has = self.pos >= 0
-        at = np.where(self.has, self.pos, 0)
-        cols = {c: cases[c].to_numpy()[at] if len(cases) else np.zeros(len(ids), dtype=object)
-                for c in _SIDE_COLS}
-        self.n = np.where(self.has, cols["n_usable"], 0).astype(np.int64)
-        self.k = np.where(self.has, cols["n_pass"], 0).astype(np.int64)
-        self.verdict = [str(v) if h else "" for v, h in zip(cols["verdict"], self.has.tolist(),
-                                                             strict=True)]
-        self.hashes = cols["case_hashes"].tolist()
-        self.judges = cols["judges"].tolist()
-        self.composite = np.where(self.has, cols["composite_mean"], np.nan).astype(float)
-        self.cols = cols
-
-    def dicts(self) -> list[dict[str, Any] | None]:
-        """The per-case side blocks of the rows (None where the side lacks the case)."""
-        has = self.has.tolist()
-        lo, hi = wilson_intervals(self.k, self.n)
-        c = self.cols
-        attempts = np.where(self.has, c["n_attempts"], 0).astype(np.int64).tolist()
-        errored = np.where(self.has, c["n_errored"], 0).astype(np.int64).tolist()
-        rate = _floats(np.where(self.has, c["pass_rate"], np.nan))
-        comp = _floats(self.composite)
-        return [
-            {"n_attempts": attempts[i], "n_errored": errored[i], "n": n, "passes": k,
-             "pass_rate": rate[i], "wilson_ci": [lo_i, hi_i], "verdict": self.verdict[i],
-             "composite_mean": comp[i], "case_hash": str(self.hashes[i])} if has[i] else None
-            for i, (n, k, lo_i, hi_i) in enumerate(zip(self.n.tolist(), self.k.tolist(),
-                                                       _floats(lo), _floats(hi), strict=True))
-        ]
-
-
-def wilson_intervals(k: np.ndarray, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """``wilson_interval`` of each (k, n) pair, computed once per distinct pair (the
-    same floats as the scalar function; NaN where n = 0)."""
-    if not len(n):
-        return np.empty(0), np.empty(0)
-    pairs, inverse = np.unique(np.stack([k, n], axis=1), axis=0, return_inverse=True)
-    table = np.array([wilson_interval(int(a), int(b)) for a, b in pairs], dtype=float)
-    inverse = inverse.reshape(-1)
-    return table[inverse, 0], table[inverse, 1]
-
-
-def fisher_p_values(k_a: np.ndarray, n_a: np.ndarray, k_b: np.ndarray,
-                    n_b: np.ndarray) -> np.ndarray:
-    """``fisher_exact_two_sided`` of each case, computed once per distinct table."""
-    if not len(n_a):
-        return np.empty(0)
-    tables, inverse = np.unique(np.stack([k_a, n_a, k_b, n_b], axis=1), axis=0,
-                                return_inverse=True)
-    p = np.array([fisher_exact_two_sided(*(int(x) for x in t)) for t in tables], dtype=float)
-    return p[inverse.reshape(-1)]
-
-
-def _statuses(ref: _Side, cand: _Side) -> tuple[list[str], list[str]]:
-    """Each case's status and reason (module docstring order)."""
-    statuses, reasons = [], []
-    for i in range(len(ref.has)):
-        v_r, v_c = ref.verdict[i], cand.verdict[i]
-        if not ref.has[i]:
-            status, reason = "new", ""
-        elif not cand.has[i]:
-            status, reason = "removed", ""
-        elif v_r == "errored" or v_c == "errored":
-            sides = [s for s, v in (("reference", v_r), ("candidate", v_c)) if v == "errored"]
-            status, reason = "errored", "no usable attempt: " + " and ".join(sides)
-        elif v_r == "unscored" or v_c == "unscored":
-            status = "unscored"
-            reason = "no pass/fail verdict (composite unavailable, no boolean judge)"
-        elif ref.hashes[i] and cand.hashes[i] and ref.hashes[i] != cand.hashes[i]:
-            status, reason = "modified", "case_hash changed"
-        elif ref.judges[i] != cand.judges[i]:
-            status = "modified"
-            reason = f"judges changed ({ref.judges[i]} -> {cand.judges[i]})"
-        else:
-            status, reason = "compared", ""
-        statuses.append(status)
-        reasons.append(reason)
-    return statuses, reasons
-
-
 def compare_sides(
-    ref_cases: pd.DataFrame,
-    cand_cases: pd.DataFrame,
+    ref_cases: pd.DataFrame | SideTable,
+    cand_cases: pd.DataFrame | SideTable,
     *,
     reference: Mapping[str, Any],
     candidate: Mapping[str, Any],
@@ -173,13 +77,16 @@ def compare_sides(
     ``reference`` / ``candidate`` describe the sides ({"condition_id", "levels", "source"});
     their ``condition_id`` (plus source) seed the Monte Carlo and bootstrap draws.
     ``clusters`` maps case_id → cluster label (from the ``cluster_key`` case tag).
-    Vectorised over cases: per-case values are column operations; Wilson intervals and
-    Fisher p are computed once per distinct count table.
+    The sides are ``case_verdicts`` rows of one condition each, or their ``SideTable``
+    (built once per condition by ``build_comparisons``). Vectorised over cases: statuses,
+    counts and flags are column operations; Wilson intervals and Fisher p are computed
+    once per distinct count table.
     """
-    ids = sorted({str(c) for c in ref_cases["case_id"].tolist()}
-                 | {str(c) for c in cand_cases["case_id"].tolist()})
-    ref, cand = _Side(ref_cases, ids), _Side(cand_cases, ids)
-    statuses, reasons = _statuses(ref, cand)
+    ref = ref_cases if isinstance(ref_cases, SideTable) else SideTable(ref_cases)
+    cand = cand_cases if isinstance(cand_cases, SideTable) else SideTable(cand_cases)
+    ids = sorted(set(ref.index) | set(cand.index))
+    pos_r, pos_c = ref.positions(ids), cand.positions(ids)
+    status, reasons = statuses(ref, cand, pos_r, pos_c)
     lists: dict[str, list[str]] = {
         k: []
         for k in (
@@ -195,37 +102,40 @@ def compare_sides(
             "unscored",
         )
     }
-    lists["errored_candidate"] = [c for c, v in zip(ids, cand.verdict, strict=True)
-                                  if v == "errored"]
-    for case, status in zip(ids, statuses, strict=True):
-        if status != "compared":
-            lists[status].append(case)
-    ref_sides, cand_sides = ref.dicts(), cand.dicts()
+    lists["errored_candidate"] = [ids[i] for i in
+                                  np.flatnonzero(cand.verdict[pos_c] == "errored").tolist()]
+    sel = status == "compared"
+    for i in np.flatnonzero(~sel).tolist():
+        lists[status[i]].append(ids[i])
     rows: list[dict[str, Any]] = [
-        {"case_id": case, "status": status, "reason": reason or None,
+        {"case_id": case, "status": s, "reason": reason or None,
          "reference": r_side, "candidate": c_side}
-        for case, status, reason, r_side, c_side in zip(
-            ids, statuses, reasons, ref_sides, cand_sides, strict=True)
+        for case, s, reason, r_side, c_side in zip(
+            ids, status.tolist(), reasons, ref.side_blocks(pos_r), cand.side_blocks(pos_c),
+            strict=True)
     ]
-    sel = np.array([s == "compared" for s in statuses], dtype=bool)
-    counts = CaseArrays(ref.n[sel], ref.k[sel], cand.n[sel], cand.k[sel])
+    p_r, p_c = pos_r[sel], pos_c[sel]
+    counts = CaseArrays(ref.n[p_r], ref.k[p_r], cand.n[p_c], cand.k[p_c])
     diff = counts.k_b / counts.n_b - counts.k_a / counts.n_a if len(counts) else np.empty(0)
     fisher = fisher_p_values(counts.k_a, counts.n_a, counts.k_b, counts.n_b)
-    comp = cand.composite[sel] - ref.composite[sel]
+    comp = cand.composite[p_c] - ref.composite[p_r]
+    rank = np.vectorize(VERDICT_RANK.get, otypes=[np.int64])
+    rank_a = rank(ref.verdict[p_r]) if len(p_r) else np.empty(0, dtype=np.int64)
+    rank_b = rank(cand.verdict[p_c]) if len(p_c) else np.empty(0, dtype=np.int64)
+    regressed, improved = rank_b < rank_a, rank_b > rank_a
     compared_rows = [row for row, s in zip(rows, sel.tolist(), strict=True) if s]
-    comp_list = _floats(comp)
-    for row, d, p, c in zip(compared_rows, diff.tolist(), fisher.tolist(), comp_list,
-                            strict=True):
-        rank_a = VERDICT_RANK[row["reference"]["verdict"]]
-        rank_b = VERDICT_RANK[row["candidate"]["verdict"]]
-        flags = {"regressed": rank_b < rank_a, "improved": rank_b > rank_a}
-        for name, hit in flags.items():
-            if hit:
-                lists[name].append(row["case_id"])
-        row.update({"pass_rate_diff": d, "fisher_p": p, "composite_diff": c, **flags})
+    for row, d, p, c, worse, better in zip(compared_rows, floats_or_none(diff),
+                                           floats_or_none(fisher),
+                                           floats_or_none(comp), regressed.tolist(),
+                                           improved.tolist(), strict=True):
+        row.update({"pass_rate_diff": d, "fisher_p": p, "composite_diff": c,
+                    "regressed": worse, "improved": better})
+    case_ids = np.array(ids, dtype=object)[sel] if ids else np.empty(0, dtype=object)
+    lists["regressed"] = case_ids[regressed].tolist()
+    lists["improved"] = case_ids[improved].tolist()
     finite = np.isfinite(comp)
     comp_diffs = comp[finite].tolist()
-    comp_cases = [r["case_id"] for r, f in zip(compared_rows, finite.tolist(), strict=True) if f]
+    comp_cases = case_ids[finite].tolist()
     _significant_flags(rows, lists, alpha)
     seed = seed_from_ids(_side_id(reference), _side_id(candidate))
     perm = stratified_permutation_test(counts, seed=seed, n_permutations=n_permutations)
@@ -284,14 +194,17 @@ def _significant_flags(rows: list[dict[str, Any]], lists: dict[str, list[str]],
     compared = [r for r in rows if r["status"] == "compared"]
     raw = np.array([r["fisher_p"] for r in compared], dtype=float)
     adj = adjust_pvalues(raw, "holm") if len(raw) else raw
-    for row, p_adj in zip(compared, adj, strict=True):
-        sig = bool(p_adj < alpha)
-        row["fisher_p_adjusted"] = num(float(p_adj))
-        row["regressed_significant"] = sig and row["pass_rate_diff"] < 0
-        row["improved_significant"] = sig and row["pass_rate_diff"] > 0
-        for name in ("regressed_significant", "improved_significant"):
-            if row[name]:
-                lists[name].append(row["case_id"])
+    diff = np.array([r["pass_rate_diff"] for r in compared], dtype=float)
+    sig = adj < alpha
+    worse, better = (sig & (diff < 0)).tolist(), (sig & (diff > 0)).tolist()
+    for row, p_adj, w, b in zip(compared, floats_or_none(adj), worse, better, strict=True):
+        row["fisher_p_adjusted"] = p_adj
+        row["regressed_significant"] = w
+        row["improved_significant"] = b
+        if w:
+            lists["regressed_significant"].append(row["case_id"])
+        if b:
+            lists["improved_significant"].append(row["case_id"])
 
 
 def _side_id(side: Mapping[str, Any]) -> str:

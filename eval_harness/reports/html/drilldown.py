@@ -52,9 +52,15 @@ def _run_dirs(frame: pd.DataFrame, roots: list[Path]) -> dict[str, Path]:
     cols = [c for c in ("eval", "run_id") if c in frame.columns]
     if "run_id" not in cols:
         return out
-    for row in frame[cols].drop_duplicates().itertuples(index=False):
-        rid = str(row.run_id)
-        ev = str(getattr(row, "eval", ""))
+    evals = frame["eval"].unique() if "eval" in cols else [""]
+    if len(evals) == 1:  # the usual case: unique run ids alone (cheaper than row pairs)
+        pairs = [(evals[0], r) for r in frame["run_id"].unique()]
+    else:
+        pairs = list(frame[["eval", "run_id"]].drop_duplicates().itertuples(index=False,
+                                                                          name=None))
+    for ev_raw, rid_raw in pairs:
+        rid = str(rid_raw)
+        ev = str(ev_raw)
         if not safe_component(rid):
             continue
         tries = [(root, root / rid) for root in roots]

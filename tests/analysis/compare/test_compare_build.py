@@ -170,3 +170,28 @@ def test_bad_inputs(make_frame: Builder) -> None:
         build_comparisons(frame, alpha=1.5)
     with pytest.raises(AnalysisError):
         build_comparisons(frame.iloc[0:0])
+
+
+def test_cyclic_gc_is_paused_while_building_and_restored(
+        make_frame: Builder, monkeypatch: pytest.MonkeyPatch) -> None:
+    import gc
+
+    from eval_harness.analysis.compare import build
+
+    seen: list[bool] = []
+    real = build.compare_sides
+
+    def spy(*args: Any, **kwargs: Any) -> dict[str, Any]:
+        seen.append(gc.isenabled())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(build, "compare_sides", spy)
+    assert gc.isenabled()
+    doc = build_comparisons(_two_models(make_frame))
+    assert seen == [False] and gc.isenabled()
+    assert doc["comparisons"][0]["regressed"]
+    # an error inside restores it too
+    monkeypatch.setattr(build, "compare_sides", lambda *a, **k: 1 / 0)
+    with pytest.raises(ZeroDivisionError):
+        build_comparisons(_two_models(make_frame))
+    assert gc.isenabled()

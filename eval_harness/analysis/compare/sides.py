@@ -1,0 +1,167 @@
+"""One side of a comparison as columns: a condition's per-case verdict rows, built once.
+
+``SideTable`` holds the ``case_verdicts`` columns of one condition (or of a baseline
+condition) as arrays and lists, with the JSON-ready per-case side blocks' values
+(Wilson interval once per distinct (passes, n)); ``build_comparisons`` makes one per
+condition and every comparison the condition takes part in aligns it on its case ids.
+Each column carries one trailing sentinel (absent case: n = 0, verdict "", NaN), so
+``column[pos]`` with ``pos = -1`` reads "absent" without a mask.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from eval_harness.analysis.compare.fisher import fisher_exact_two_sided
+from eval_harness.analysis.compare.wilson import wilson_interval
+
+_MAX_KEY = 2**62
+
+
+def floats_or_none(values: np.ndarray) -> list[Any]:
+    """JSON-safe list of floats: NaN / inf → None. Equal values share one float object
+    (pass rates, Wilson bounds and p-values take a handful of distinct values over
+    thousands of cases: 24 bytes saved per repeat in the comparison rows)."""
+    arr = np.asarray(values, dtype=float)
+    if not arr.size:
+        return []
+    # grouped on the bit patterns: -0.0 and 0.0 stay distinct, as in arr.tolist()
+    bits, inverse = np.unique(np.ascontiguousarray(arr).view(np.int64), return_inverse=True)
+    uniq = bits.view(np.float64)
+    objects: list[Any] = uniq.tolist()
+    for i in np.flatnonzero(~np.isfinite(uniq)).tolist():
+        objects[i] = None
+    return [objects[i] for i in inverse.reshape(-1).tolist()]
+
+
+def unique_rows(*columns: np.ndarray) -> tuple[list[tuple[int, ...]], np.ndarray]:
+    """Distinct rows of non-negative integer columns and each row's index among them.
+    Mixed-radix 1-D keys (a fast integer sort) when they fit in 62 bits, else row-wise."""
+    cols = [np.asarray(c, dtype=np.int64) for c in columns]
+    if not len(cols[0]):
+        return [], np.empty(0, dtype=np.int64)
+    radices = [int(c.max()) + 1 for c in cols]
+    if min(int(c.min()) for c in cols) >= 0 and np.prod([float(r) for r in radices]) < _MAX_KEY:
+        key = np.zeros(len(cols[0]), dtype=np.int64)
+        for c, r in zip(cols, radices, strict=True):
+            key = key * r + c
+        uniq, inverse = np.unique(key, return_inverse=True)
+        rows = []
+        for u in uniq.tolist():
+            parts = []
+            for r in reversed(radices):
+                u, rem = divmod(u, r)
+                parts.append(rem)
+            rows.append(tuple(reversed(parts)))
+        return rows, inverse.reshape(-1)
+    table, inverse = np.unique(np.stack(cols, axis=1), axis=0, return_inverse=True)
+    return [tuple(int(x) for x in t) for t in table], inverse.reshape(-1)
+
+
+def wilson_intervals(k: np.ndarray, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``wilson_interval`` of each (k, n) pair, computed once per distinct pair (the
+    same floats as the scalar function; NaN where n = 0)."""
+    if not len(n):
+        return np.empty(0), np.empty(0)
+    pairs, inverse = unique_rows(k, n)
+    table = np.array([wilson_interval(a, b) for a, b in pairs], dtype=float)
+    return table[inverse, 0], table[inverse, 1]
+
+
+def fisher_p_values(k_a: np.ndarray, n_a: np.ndarray, k_b: np.ndarray,
+                    n_b: np.ndarray) -> np.ndarray:
+    """``fisher_exact_two_sided`` of each case, computed once per distinct table."""
+    if not len(n_a):
+        return np.empty(0)
+    tables, inverse = unique_rows(k_a, n_a, k_b, n_b)
+    p = np.array([fisher_exact_two_sided(*t) for t in tables], dtype=float)
+    return p[inverse]
+
+
+def _with_sentinel(values: Any, sentinel: Any, dtype: Any) -> np.ndarray:
+    out = np.empty(len(values) + 1, dtype=dtype)
+    out[:-1] = values
+    out[-1] = sentinel
+    return out
+
+
+class SideTable:
+    """Per-case verdict columns of one side (rows of ``verdicts.case_verdicts``); a
+    repeated case id keeps its last row."""
+
+    def __init__(self, cases: pd.DataFrame) -> None:
+        ids = [str(c) for c in cases["case_id"].tolist()]
+        self.index = {c: i for i, c in enumerate(ids)}
+        m = len(ids)
+
+        def col(name: str) -> np.ndarray:
+            return cases[name].to_numpy() if m else np.empty(0, dtype=object)
+
+        self.n = _with_sentinel(col("n_usable").astype(np.int64), 0, np.int64)
+        self.k = _with_sentinel(col("n_pass").astype(np.int64), 0, np.int64)
+        self.composite = _with_sentinel(col("composite_mean").astype(float), np.nan, float)
+        self.verdict = _with_sentinel([str(v) for v in col("verdict").tolist()], "", object)
+        self.hashes = _with_sentinel(col("case_hashes"), "", object)
+        self.hashed = np.array([bool(h) for h in self.hashes.tolist()], dtype=bool)
+        self.judges = _with_sentinel(col("judges"), "", object)
+        lo, hi = wilson_intervals(self.k[:-1], self.n[:-1])
+        # the values of the JSON side block, one tuple per case
+        self.blocks = list(zip(
+            col("n_attempts").astype(np.int64).tolist(), col("n_errored").astype(np.int64).tolist(),
+            self.n[:-1].tolist(), self.k[:-1].tolist(),
+            floats_or_none(col("pass_rate").astype(float)), floats_or_none(lo),
+            floats_or_none(hi), self.verdict[:-1].tolist(),
+            floats_or_none(self.composite[:-1]), [str(h) for h in self.hashes[:-1].tolist()],
+            strict=True))
+
+    def positions(self, ids: list[str]) -> np.ndarray:
+        """Row of each case id, -1 where this side lacks it (reads the sentinel)."""
+        return np.array([self.index.get(c, -1) for c in ids], dtype=np.int64)
+
+    def side_blocks(self, pos: np.ndarray) -> list[dict[str, Any] | None]:
+        """The rows' ``reference`` / ``candidate`` blocks (None where the case is absent)."""
+        blocks = self.blocks
+        return [
+            None if b is None else {
+                "n_attempts": b[0], "n_errored": b[1], "n": b[2], "passes": b[3],
+                "pass_rate": b[4], "wilson_ci": [b[5], b[6]], "verdict": b[7],
+                "composite_mean": b[8], "case_hash": b[9]}
+            for b in (blocks[p] if p >= 0 else None for p in pos.tolist())
+        ]
+
+
+def statuses(ref: SideTable, cand: SideTable, pos_r: np.ndarray,
+             pos_c: np.ndarray) -> tuple[np.ndarray, list[str]]:
+    """Each aligned case's status and reason, in the order of compare.py's docstring:
+    new, removed, errored, unscored, modified (hash, then judges), compared."""
+    has_r, has_c = pos_r >= 0, pos_c >= 0
+    both = has_r & has_c
+    v_r, v_c = ref.verdict[pos_r], cand.verdict[pos_c]
+    j_r, j_c = ref.judges[pos_r], cand.judges[pos_c]
+    err_r, err_c = v_r == "errored", v_c == "errored"
+    status = np.full(len(pos_r), "compared", dtype=object)
+    status[both & (j_r != j_c)] = "modified"
+    status[both & ref.hashed[pos_r] & cand.hashed[pos_c]
+           & (ref.hashes[pos_r] != cand.hashes[pos_c])] = "modified"
+    status[both & ((v_r == "unscored") | (v_c == "unscored"))] = "unscored"
+    status[both & (err_r | err_c)] = "errored"
+    status[~has_c] = "removed"
+    status[~has_r] = "new"
+    reasons = [""] * len(status)
+    for i in np.flatnonzero(status != "compared").tolist():
+        s = status[i]
+        if s == "errored":
+            sides = [name for name, e in (("reference", err_r[i]), ("candidate", err_c[i])) if e]
+            reasons[i] = "no usable attempt: " + " and ".join(sides)
+        elif s == "unscored":
+            reasons[i] = "no pass/fail verdict (composite unavailable, no boolean judge)"
+        elif s == "modified":
+            if ref.hashed[pos_r[i]] and cand.hashed[pos_c[i]] \
+                    and ref.hashes[pos_r[i]] != cand.hashes[pos_c[i]]:
+                reasons[i] = "case_hash changed"
+            else:
+                reasons[i] = f"judges changed ({j_r[i]} -> {j_c[i]})"
+    return status, reasons
