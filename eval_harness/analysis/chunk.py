@@ -69,7 +69,8 @@ class Chunk:
         """:meth:`add`, or — for a record whose fields have the wrong shape (hand-edited,
         written by another tool) — nothing but a line in ``bad_records``. A half-added
         record is rolled back, so every column keeps one entry per sample."""
-        n_samples, n_rows, had_tags = len(self.s_case), len(self.r_sample), set(self.case_tags)
+        # sizes only (copying the tag keys per record made tagged runs quadratic)
+        n_samples, n_rows, n_tags = len(self.s_case), len(self.r_sample), len(self.case_tags)
         try:
             self.add(rec, source, replication)
         except (TypeError, ValueError, AttributeError, OverflowError, LookupError) as exc:
@@ -78,7 +79,7 @@ class Chunk:
                     del col[n_samples:]
                 elif name.startswith("r_"):
                     del col[n_rows:]
-            for key in set(self.case_tags) - had_tags:
+            for key in list(self.case_tags)[n_tags:]:  # dicts keep insertion order
                 del self.case_tags[key]
             self.bad_records.append(f"{where}: malformed record ({type(exc).__name__}: {exc})"[:300])
 
