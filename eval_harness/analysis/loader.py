@@ -25,7 +25,7 @@ import contextlib
 import json
 import multiprocessing as mp
 import os
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
@@ -156,9 +156,9 @@ class _Workers:
         if self.pool is None:
             ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else None
             self.pool = ProcessPoolExecutor(max_workers=n, mp_context=ctx)
-        futures = [self.pool.submit(fn, *job) for job in jobs]
-        for fut in futures:
-            yield fut.result()
+        futures = deque(self.pool.submit(fn, *job) for job in jobs)
+        while futures:  # a result handed over is no longer held here (its memory can go)
+            yield futures.popleft().result()
 
     def close(self) -> None:
         if self.pool is not None:
