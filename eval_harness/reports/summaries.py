@@ -104,10 +104,16 @@ def condition_rows(
     return rows
 
 
-def _pylist(col: pd.Series) -> list[Any]:
-    """A column as a list of Python objects, converted in C (arrow-backed strings iterate
-    element by element through ``Series.tolist``)."""
-    return col.to_numpy(dtype=object).tolist()
+def _distinct(col: pd.Series, convert: Any = None) -> list[Any]:
+    """A column as a list of Python objects in which equal values are one object (one
+    string per distinct case id, not one per cell), optionally ``convert``-ed once per
+    distinct value. Arrow-backed strings iterate element by element through
+    ``Series.tolist``; this converts the distinct values only."""
+    codes, uniques = pd.factorize(col, use_na_sentinel=False)
+    values = uniques.to_numpy(dtype=object).tolist()
+    if convert is not None:
+        values = [convert(v) for v in values]
+    return [values[i] for i in codes.tolist()]
 
 
 def case_grid(cases: pd.DataFrame, condition_ids: list[str]) -> dict[str, Any]:
@@ -115,7 +121,8 @@ def case_grid(cases: pd.DataFrame, condition_ids: list[str]) -> dict[str, Any]:
 
     A case *differs* when its verdicts are not all the same across conditions (an errored
     cell counts as its own verdict). Cases are sorted with differing ones first, then by
-    mean composite (hardest first), then id.
+    mean composite (hardest first), then id. Cells with equal content are the same dict
+    object: treat them as read-only (copy before changing one).
     """
     rows: list[dict[str, Any]] = []
     # whole columns as plain Python lists (numpy .tolist()), zipped: no pandas scalar or
@@ -123,20 +130,29 @@ def case_grid(cases: pd.DataFrame, condition_ids: list[str]) -> dict[str, Any]:
     comp = cases["composite_mean"].to_numpy(dtype=float)
     comps_col = [v if ok else None for v, ok in zip(comp.tolist(), np.isfinite(comp).tolist(),
                                                     strict=True)]
-    columns = (_pylist(cases["case_id"]), [str(c) for c in _pylist(cases["condition_id"])],
+    columns = (_distinct(cases["case_id"]), _distinct(cases["condition_id"], str),
                cases["n_pass"].to_numpy(dtype=np.int64).tolist(),
                cases["n_usable"].to_numpy(dtype=np.int64).tolist(),
                cases["n_errored"].to_numpy(dtype=np.int64).tolist(),
-               [str(v) for v in _pylist(cases["verdict"])], comps_col)
+               _distinct(cases["verdict"], str), comps_col)
     by_case: dict[Any, dict[str, Any]] = {}
-    for case_id, cid, k, n, e, verdict, c in zip(*columns, strict=True):
-        by_case.setdefault(case_id, {})[cid] = {
-            "passes": k,
-            "attempts": n,
-            "errored_attempts": e,
-            "verdict": verdict,
-            "composite": c,
-        }
+    # Equal cells are one shared (read-only) dict: judges score on few levels, so at
+    # 16 conditions x 5,000 cases ~80,000 cells hold a few hundred distinct values
+    # (-0.0 is told apart from 0.0 so the JSON text stays the same).
+    shared: dict[tuple[Any, ...], dict[str, Any]] = {}
+    for case_id, cid, k, n, e, verdict, c, neg in zip(*columns, np.signbit(comp).tolist(),
+                                                     strict=True):
+        key = (k, n, e, verdict, c, neg)
+        cell = shared.get(key)
+        if cell is None:
+            cell = shared[key] = {
+                "passes": k,
+                "attempts": n,
+                "errored_attempts": e,
+                "verdict": verdict,
+                "composite": c,
+            }
+        by_case.setdefault(case_id, {})[cid] = cell
     for case_id in sorted(by_case):
         cells = by_case[case_id]
         verdicts = {cells[c]["verdict"] if c in cells else "missing" for c in condition_ids}

@@ -102,12 +102,33 @@ def _write_cases(path: Path, cases: list[Any] | None) -> None:
         return
     dumps = json.JSONEncoder(ensure_ascii=False, allow_nan=False,
                              separators=(",", ":")).encode
+    memo: dict[int, tuple[Any, Any]] = {}
     tmp = path.with_suffix(path.suffix + ".tmp")
     with open(tmp, "w", encoding="utf-8") as fh:
         for start in range(0, len(cases), _CHUNK):
-            fh.write(redact("".join(dumps(_clean(c)) + "\n"
+            fh.write(redact("".join(dumps(_clean_case(c, memo)) + "\n"
                                     for c in cases[start:start + _CHUNK])))
     os.replace(tmp, path)
+
+
+def _clean_case(row: Any, memo: dict[int, tuple[Any, Any]]) -> Any:
+    """``_clean`` of one case_grid entry; a cell dict shared by many cases (summaries
+    .case_grid shares equal cells) is cleaned once (``memo``: id → (cell, cleaned))."""
+    if type(row) is not dict or type(row.get("cells")) is not dict:
+        return _clean(row)
+    out: dict[str, Any] = {}
+    for key, value in row.items():
+        if key != "cells":
+            out[key if type(key) is str else str(key)] = _clean(value)
+            continue
+        cells = {}
+        for cid, cell in value.items():
+            hit = memo.get(id(cell))
+            if hit is None or hit[0] is not cell:
+                hit = memo[id(cell)] = (cell, _clean(cell))  # the cell kept alive: id stays
+            cells[cid if type(cid) is str else str(cid)] = hit[1]
+        out["cells"] = cells
+    return out
 
 
 def read_report(out_dir: str | Path) -> dict[str, Any]:

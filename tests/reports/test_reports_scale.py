@@ -196,3 +196,18 @@ def test_marginal_means_equal_the_grouping_on_level_strings() -> None:
         got = sm.marginal_means(cases, frame, by, merged=cells)
         assert got == _marginal_reference(cases, frame, by)  # exactly, floats included
         assert got == sm.marginal_means(cases, frame, by)
+
+
+def test_case_grid_shares_equal_cells_but_keeps_negative_zero_apart() -> None:
+    cases = pd.DataFrame({
+        "case_id": ["a", "a", "b", "b"], "condition_id": ["x", "y", "x", "y"],
+        "n_pass": [1, 1, 0, 0], "n_usable": [1, 1, 1, 1], "n_errored": [0, 0, 0, 0],
+        "verdict": ["passed", "passed", "failed", "failed"],
+        "composite_mean": [1.0, 1.0, 0.0, -0.0]})
+    grid = sm.case_grid(cases, ["x", "y"])
+    cells = {r["case_id"]: r["cells"] for r in grid["cases"]}
+    assert cells["a"]["x"] is cells["a"]["y"]  # equal content: one object
+    assert cells["b"]["x"] is not cells["b"]["y"]  # 0.0 and -0.0: equal, written apart
+    assert json.dumps([cells["b"]["x"]["composite"], cells["b"]["y"]["composite"]]) == \
+        "[0.0, -0.0]"
+    assert grid == _case_grid_reference(cases, ["x", "y"])

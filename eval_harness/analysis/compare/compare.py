@@ -124,7 +124,8 @@ def compare_sides(
     rank_b = rank(cand.verdict[p_c]) if len(p_c) else np.empty(0, dtype=np.int64)
     regressed, improved = rank_b < rank_a, rank_b > rank_a
     compared_rows = [row for row, s in zip(rows, sel.tolist(), strict=True) if s]
-    for row, d, p, c, worse, better in zip(compared_rows, diff.tolist(), fisher.tolist(),
+    for row, d, p, c, worse, better in zip(compared_rows, floats_or_none(diff),
+                                           floats_or_none(fisher),
                                            floats_or_none(comp), regressed.tolist(),
                                            improved.tolist(), strict=True):
         row.update({"pass_rate_diff": d, "fisher_p": p, "composite_diff": c,

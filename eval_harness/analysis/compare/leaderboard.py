@@ -170,8 +170,11 @@ def _strata(
         {c: str(tags.get(str(c), {}).get(tag, "(untagged)")) for c in complete.index}
     )
     out: dict[str, Any] = {"tag": tag, "strata": {}}
-    for level in sorted(set(values.tolist())):
-        sub = complete[values.reindex(complete.index) == level]
+    rows: dict[str, list[int]] = {}  # level -> row positions (one pass, not one per level)
+    for i, level in enumerate(values.tolist()):
+        rows.setdefault(level, []).append(i)
+    for level in sorted(rows):
+        sub = complete.iloc[rows[level]]
         out["strata"][level] = {
             "n_cases": len(sub),
             "conditions": {cid: _mean_ci(sub[cid].to_numpy()) for cid in cids},
