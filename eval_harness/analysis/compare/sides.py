@@ -16,9 +16,8 @@ import numpy as np
 import pandas as pd
 
 from eval_harness.analysis.compare.fisher import fisher_exact_two_sided
+from eval_harness.analysis.compare.keys import unique_rows
 from eval_harness.analysis.compare.wilson import wilson_interval
-
-_MAX_KEY = 2**62
 
 
 def floats_or_none(values: np.ndarray) -> list[Any]:
@@ -35,30 +34,6 @@ def floats_or_none(values: np.ndarray) -> list[Any]:
     for i in np.flatnonzero(~np.isfinite(uniq)).tolist():
         objects[i] = None
     return [objects[i] for i in inverse.reshape(-1).tolist()]
-
-
-def unique_rows(*columns: np.ndarray) -> tuple[list[tuple[int, ...]], np.ndarray]:
-    """Distinct rows of non-negative integer columns and each row's index among them.
-    Mixed-radix 1-D keys (a fast integer sort) when they fit in 62 bits, else row-wise."""
-    cols = [np.asarray(c, dtype=np.int64) for c in columns]
-    if not len(cols[0]):
-        return [], np.empty(0, dtype=np.int64)
-    radices = [int(c.max()) + 1 for c in cols]
-    if min(int(c.min()) for c in cols) >= 0 and np.prod([float(r) for r in radices]) < _MAX_KEY:
-        key = np.zeros(len(cols[0]), dtype=np.int64)
-        for c, r in zip(cols, radices, strict=True):
-            key = key * r + c
-        uniq, inverse = np.unique(key, return_inverse=True)
-        rows = []
-        for u in uniq.tolist():
-            parts = []
-            for r in reversed(radices):
-                u, rem = divmod(u, r)
-                parts.append(rem)
-            rows.append(tuple(reversed(parts)))
-        return rows, inverse.reshape(-1)
-    table, inverse = np.unique(np.stack(cols, axis=1), axis=0, return_inverse=True)
-    return [tuple(int(x) for x in t) for t in table], inverse.reshape(-1)
 
 
 def wilson_intervals(k: np.ndarray, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
