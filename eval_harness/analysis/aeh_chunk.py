@@ -29,6 +29,7 @@ from eval_harness.analysis.aeh_import import (
 )
 from eval_harness.analysis.chunk import Chunk
 from eval_harness.analysis.composite import JudgeSpec
+from eval_harness.analysis.packed import Packed, pack
 
 NAN = math.nan
 #: replication placeholder: an imported record has none; the loader sets the run's
@@ -99,7 +100,8 @@ def _case_key(judges: Any) -> tuple[Any, ...] | None:
 
 def build_chunk(run_dir: str, per_case: Mapping[Any, Any], rule: AehRule,
                 specs: Mapping[str, JudgeSpec] | None, finished_default: str) -> Chunk:
-    """The chunk of one run's ``per_case`` (replication :data:`PENDING_REPLICATION`)."""
+    """The chunk of one run's ``per_case`` (replication :data:`PENDING_REPLICATION`; each
+    sample's source is its position in ``per_case``, see :class:`AehCase`)."""
     chunk = Chunk(specs, finished_default)
     memo: dict[tuple[Any, ...], tuple[list[Any], ...]] = {}
     s_rep, s_case, s_status, s_hash = chunk.s_rep, chunk.s_case, chunk.s_status, chunk.s_hash
@@ -108,8 +110,7 @@ def build_chunk(run_dir: str, per_case: Mapping[Any, Any], rule: AehRule,
     r_sample, r_judge, r_value = chunk.r_sample, chunk.r_judge, chunk.r_value
     r_kind, r_err, r_norm = chunk.r_kind, chunk.r_err, chunk.r_norm
     rep = PENDING_REPLICATION
-    for index, (case_id, judges) in enumerate(per_case.items()):
-        source = AehCase(run_dir, index, rule)
+    for source, (case_id, judges) in enumerate(per_case.items()):  # source: the position
         key = _case_key(judges)
         rows = memo.get(key) if key is not None else None
         cid = str(case_id)
@@ -159,7 +160,7 @@ def scored_record(chunk: Chunk, case_id: Any, judges: Any, rule: AehRule,
 
 
 def read_aeh_chunk(run_dir: str, rule: AehRule, specs: Mapping[str, JudgeSpec] | None
-                   ) -> tuple[dict[str, Any], Chunk] | UnreadableRun:
+                   ) -> tuple[dict[str, Any], Packed] | UnreadableRun:
     """(run dict, chunk) of one run directory, or the UnreadableRun saying why not
     (returned, not raised, so a worker process hands it back as it is)."""
     try:
@@ -169,4 +170,4 @@ def read_aeh_chunk(run_dir: str, rule: AehRule, specs: Mapping[str, JudgeSpec] |
         return exc
     chunk = build_chunk(run_dir, summary.get("per_case") or {}, rule, specs,
                         str(run.get("finished_at") or ""))
-    return run, chunk
+    return run, pack(chunk, (run_dir, rule))

@@ -12,10 +12,13 @@ import json
 import math
 import os
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from eval_harness.analysis.composite import JudgeSpec, JudgeValue, composite, normalise
 from eval_harness.store.confine import open_run_file
+
+if TYPE_CHECKING:
+    from eval_harness.analysis.packed import Packed
 
 NAN = math.nan
 #: the largest replication number read as real (the loader uses the same bound)
@@ -66,7 +69,8 @@ class Chunk:
         """:meth:`add`, or — for a record whose fields have the wrong shape (hand-edited,
         written by another tool) — nothing but a line in ``bad_records``. A half-added
         record is rolled back, so every column keeps one entry per sample."""
-        n_samples, n_rows, had_tags = len(self.s_case), len(self.r_sample), set(self.case_tags)
+        # sizes only (copying the tag keys per record made tagged runs quadratic)
+        n_samples, n_rows, n_tags = len(self.s_case), len(self.r_sample), len(self.case_tags)
         try:
             self.add(rec, source, replication)
         except (TypeError, ValueError, AttributeError, OverflowError, LookupError) as exc:
@@ -75,7 +79,7 @@ class Chunk:
                     del col[n_samples:]
                 elif name.startswith("r_"):
                     del col[n_rows:]
-            for key in set(self.case_tags) - had_tags:
+            for key in list(self.case_tags)[n_tags:]:  # dicts keep insertion order
                 del self.case_tags[key]
             self.bad_records.append(f"{where}: malformed record ({type(exc).__name__}: {exc})"[:300])
 
@@ -189,18 +193,21 @@ class Chunk:
 
 def read_native_cases(
     run_dir: str, replication: int, finished_default: str, specs: Mapping[str, JudgeSpec] | None
-) -> Chunk:
-    """Every `cases/*/record.json` of one run (folders without a record are incomplete)."""
+) -> Packed:
+    """Every `cases/*/record.json` of one run (folders without a record are incomplete),
+    packed (`analysis.packed`)."""
+    from eval_harness.analysis.packed import pack  # packed imports this module
+
     chunk = Chunk(specs, finished_default)
     cases_dir = os.path.join(run_dir, "cases")
     if os.path.islink(cases_dir):  # confinement (store.confine): run data never links out
         chunk.bad_records.append(f"{cases_dir}: a symlink; not followed")
-        return chunk
+        return pack(chunk)
     try:
         with os.scandir(cases_dir) as it:
             entries = [e for e in it if not e.name.startswith(".")]
     except (FileNotFoundError, NotADirectoryError):
-        return chunk
+        return pack(chunk)
     names = []
     for e in sorted(entries, key=lambda e: e.name):
         if e.is_symlink():
@@ -226,4 +233,4 @@ def read_native_cases(
             chunk.add_checked(rec, path, replication, path)
         else:
             chunk.bad_records.append(f"{path}: not a JSON object")
-    return chunk
+    return pack(chunk)

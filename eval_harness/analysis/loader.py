@@ -25,7 +25,7 @@ import contextlib
 import json
 import multiprocessing as mp
 import os
-from collections import Counter
+from collections import Counter, deque
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from typing import Any
@@ -36,10 +36,11 @@ import pandas as pd
 from eval_harness.analysis.aeh_chunk import read_aeh_chunk
 from eval_harness.analysis.aeh_import import SUMMARY, AehRule, UnreadableRun, aeh_rule, natural_key
 from eval_harness.analysis.aeh_import import read_json_object as _read_json
-from eval_harness.analysis.chunk import MAX_REPLICATION, Chunk, is_replication, read_native_cases
+from eval_harness.analysis.chunk import MAX_REPLICATION, is_replication, read_native_cases
 from eval_harness.analysis.collect import Collector
 from eval_harness.analysis.composite import JudgeSpec, coerce_judge_specs
 from eval_harness.analysis.discover import RunDir, find_run_dirs
+from eval_harness.analysis.packed import Packed
 from eval_harness.analysis.shared import SharedDict, SharedList
 
 MAX_WORKERS = 4
@@ -155,9 +156,9 @@ class _Workers:
         if self.pool is None:
             ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else None
             self.pool = ProcessPoolExecutor(max_workers=n, mp_context=ctx)
-        futures = [self.pool.submit(fn, *job) for job in jobs]
-        for fut in futures:
-            yield fut.result()
+        futures = deque(self.pool.submit(fn, *job) for job in jobs)
+        while futures:  # a result handed over is no longer held here (its memory can go)
+            yield futures.popleft().result()
 
     def close(self) -> None:
         if self.pool is not None:
@@ -205,7 +206,7 @@ def _load(
 ) -> pd.DataFrame:
     col = Collector(specs)
     issues: list[dict[str, Any]] = []
-    metas: list[tuple[RunDir, dict[str, Any], Chunk | None]] = []
+    metas: list[tuple[RunDir, dict[str, Any], Packed | None]] = []
     outside: list[str] = []
     run_dirs = find_run_dirs(roots, outside)
     aeh_jobs = [(rd.path, rule, specs) for rd in run_dirs if rd.layout != "native"]
@@ -246,16 +247,19 @@ def _load(
             native.append((rd.path, run["replication"], str(run.get("finished_at") or ""), specs))
     chunks = pool.map(read_native_cases, native,
                       pool.count(len(native), len(native) >= PARALLEL_MIN_RUNS))
-    for rd, run, aeh_chunk in kept:
+    for i, (rd, run, aeh_part) in enumerate(kept):
         idx = col.add_run(run)
-        if aeh_chunk is None:
-            chunk = next(chunks)
+        if aeh_part is None:
+            part = next(chunks)
         else:  # imported records carry no replication: the run's (assigned above)
-            chunk = aeh_chunk
-            chunk.s_rep = [run["replication"]] * len(chunk.s_case)
-        col.add_chunk(idx, chunk)
-        if not chunk.s_case:
+            part = aeh_part
+            part.s_rep[:] = run["replication"]
+        col.add_chunk(idx, part)
+        kept[i] = (rd, run, None)  # the collector holds the columns now
+        if not len(part):
             issues.append({"kind": "empty_run", "detail": f"run {rd.path}: no case records"})
+    del metas, usable
+    col.finish()
     issues.extend({"kind": "outside_root", "detail": d} for d in outside)
     issues.extend(col.issues())
     issues.extend({"kind": "unreadable_record", "detail": f"{p}; skipped"}
@@ -339,30 +343,45 @@ def _expand(values: list[Any] | np.ndarray, index: np.ndarray, *, strings: bool 
 
 
 def _assemble(col: Collector, factors: list[str]) -> pd.DataFrame:
-    """Expand per-run and per-sample columns onto rows with numpy indexing."""
+    """Expand per-run and per-sample columns onto rows with numpy indexing, releasing
+    each collected column once it is expanded (the peak stays near the frame's size)."""
     r_sample = np.asarray(col.r_sample, dtype=np.int64)
     alive = np.asarray(col.alive, dtype=bool)
     keep = alive[r_sample] if len(r_sample) else np.zeros(0, dtype=bool)
-    rs = r_sample[keep]
+    every = bool(keep.all())
+    rs = r_sample if every else r_sample[keep]
     s_run = np.asarray(col.s_run, dtype=np.int64)
     run_of_row = s_run[rs] if len(rs) else np.zeros(0, dtype=np.int64)
-    rows = np.flatnonzero(keep)
+    rows = np.arange(len(keep)) if every else np.flatnonzero(keep)
+
+    def take(name: str, index: np.ndarray | None, dtype: Any = None, strings: bool = False) -> Any:
+        values = getattr(col, name)
+        setattr(col, name, None)
+        if strings:
+            return _expand(values, rows if index is None else index, strings=True)
+        values = np.asarray(values, dtype=dtype)
+        if index is None:  # a row column
+            return values if every else values[keep]
+        return values[index]
+
     data: dict[str, Any] = {}
     for name in COLUMNS_HEAD:
         data[name] = _expand([r[name] for r in col.runs], run_of_row)
     for f in factors:
         data[f] = _expand([r["levels"][f] for r in col.runs], run_of_row)
-    data["replication"] = np.asarray(col.s_rep, dtype=np.int64)[rs]
-    data["case_id"] = _expand(col.s_case, rs, strings=True)
-    data["judge"] = _expand(col.r_judge, rows, strings=True)
-    data["value"] = np.asarray(col.r_value, dtype=float)[keep]
-    data["kind"] = _expand(col.r_kind, rows, strings=True)
-    data["errored"] = np.asarray(col.r_err, dtype=bool)[keep]
-    data["case_status"] = _expand(col.s_status, rs, strings=True)
-    data["latency_s"] = np.asarray(col.s_latency, dtype=float)[rs]
-    data["cost_usd"] = np.asarray(col.s_cost, dtype=float)[rs]
-    data["tokens"] = np.asarray(col.s_tokens, dtype=float)[rs]
-    data["tool_calls"] = np.asarray(col.s_tools, dtype=float)[rs]
-    data["case_hash"] = _expand(col.s_hash, rs, strings=True)
-    data["normalized"] = np.asarray(col.r_norm, dtype=float)[keep]
-    return pd.DataFrame(data, columns=[*COLUMNS_HEAD, *factors, *COLUMNS_TAIL])
+    del run_of_row
+    data["replication"] = take("s_rep", rs, np.int64)
+    data["case_id"] = take("s_case", rs, strings=True)
+    data["judge"] = take("r_judge", None, strings=True)
+    data["value"] = take("r_value", None, float)
+    data["kind"] = take("r_kind", None, strings=True)
+    data["errored"] = take("r_err", None, bool)
+    data["case_status"] = take("s_status", rs, strings=True)
+    data["latency_s"] = take("s_latency", rs, float)
+    data["cost_usd"] = take("s_cost", rs, float)
+    data["tokens"] = take("s_tokens", rs, float)
+    data["tool_calls"] = take("s_tools", rs, float)
+    data["case_hash"] = take("s_hash", rs, strings=True)
+    data["normalized"] = take("r_norm", None, float)
+    # copy=False: no second copy of the numeric columns while blocks are consolidated
+    return pd.DataFrame(data, columns=[*COLUMNS_HEAD, *factors, *COLUMNS_TAIL], copy=False)

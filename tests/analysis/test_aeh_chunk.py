@@ -74,7 +74,7 @@ def _one_by_one(per_case: dict[Any, Any], rule: AehRule,
     for i, (case_id, judges) in enumerate(per_case.items()):
         rec = aeh_chunk.scored_record(chunk, case_id, judges, rule, "run")
         if rec is not None:
-            chunk.add_checked(rec, AehCase("run", i, rule), aeh_chunk.PENDING_REPLICATION, "run")
+            chunk.add_checked(rec, i, aeh_chunk.PENDING_REPLICATION, "run")
     return chunk
 
 
@@ -121,11 +121,11 @@ def test_the_source_rereads_the_same_record(tmp_path: Path) -> None:
     rule = AehRule()
     got = read_aeh_chunk(str(tmp_path), rule, None)
     assert not isinstance(got, UnreadableRun)
-    _, chunk = got
+    _, part = got
     cache: OrderedDict[str, Any] = OrderedDict()
     for i, (case_id, judges) in enumerate(per_case.items()):
-        assert chunk.s_source[i] == AehCase(str(tmp_path), i, rule)
-        assert chunk.s_source[i].record(cache) == case_record(case_id, judges, rule)
+        assert part.source(i) == AehCase(str(tmp_path), i, rule)
+        assert part.source(i).record(cache) == case_record(case_id, judges, rule)
 
 
 def test_an_unreadable_summary_is_returned_not_raised(tmp_path: Path) -> None:

@@ -112,6 +112,9 @@ CORPUS = [
     'a: {"b":1e3}\n', "a: 5 # 1e3\n", "a: 50%\n%x: 1\n", "a: -\n", ": v\n",
     "run_id: r1\nper_case:\n  case-000001:\n    q: {value: 3, rationale: 'n/a', judge_type: numeric}\n",
     "finished_at: 2026-07-30 12:00:00\n", "finished_at: '2026-07-30T12:00:00'\n",
+    *(f'a: "x\\{e}y"\n' for e in ["0", "a", "b", "t", "\t", "n", "v", "f", "r", "e", " ", '"',
+                                  "/", "\\", "N", "_", "L", "P", "x41", "u0041",
+                                  "U00000041", "q", "x4", "uD800"]),
 ]
 
 

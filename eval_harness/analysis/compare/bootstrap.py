@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from eval_harness.analysis.compare.keys import unique_rows
 from eval_harness.analysis.compare.permutation import CaseArrays, Cases
 from eval_harness.errors import UsageError
 
@@ -48,7 +49,9 @@ class BootstrapCI:
 def _groups(n: np.ndarray, k: np.ndarray) -> tuple[float, np.ndarray, np.ndarray, np.ndarray]:
     """One side: Σ k/n over the constant groups (k ∈ {0, n}), and for the others the
     binomial sizes m·n, probabilities k/n and the divisor n (see the module docstring)."""
-    pairs, mult = np.unique(np.stack([n, k], axis=1), axis=0, return_counts=True)
+    rows, inverse = unique_rows(n, k)
+    pairs = np.array(rows, dtype=np.int64).reshape(len(rows), 2)
+    mult = np.bincount(inverse, minlength=len(rows))
     gn, gk = pairs[:, 0], pairs[:, 1]
     fixed = (gk == 0) | (gk == gn)
     constant = float(np.sum(mult[fixed] * (gk[fixed] // gn[fixed])))

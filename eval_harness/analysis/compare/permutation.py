@@ -55,6 +55,7 @@ from functools import lru_cache, reduce
 import numpy as np
 from scipy.signal import fftconvolve
 
+from eval_harness.analysis.compare.keys import unique_rows
 from eval_harness.errors import UsageError
 
 WEIGHT_RESOLUTION = 32  # R: the smallest weight; others are rounded to 1/R relative steps
@@ -150,10 +151,9 @@ def _live(cases: CaseArrays) -> CaseArrays:
 
 def _margin_groups(live: CaseArrays) -> tuple[list[Margins], np.ndarray, np.ndarray]:
     """Distinct margins (n_a, n_b, m), each case's group number, and the group sizes."""
-    uniq, inverse, counts = np.unique(live.margins, axis=0, return_inverse=True,
-                                      return_counts=True)
-    keys = [(int(a), int(b), int(m)) for a, b, m in uniq]
-    return keys, inverse.reshape(-1), counts
+    rows, inverse = unique_rows(live.n_a, live.n_b, live.k_a + live.k_b)
+    keys = [(a, b, m) for a, b, m in rows]
+    return keys, inverse, np.bincount(inverse, minlength=len(keys))
 
 
 def _rho_squared(t: Margins) -> Fraction:

@@ -16,9 +16,8 @@ import numpy as np
 import pandas as pd
 
 from eval_harness.analysis.compare.fisher import fisher_exact_two_sided
+from eval_harness.analysis.compare.keys import unique_rows
 from eval_harness.analysis.compare.wilson import wilson_interval
-
-_MAX_KEY = 2**62
 
 
 def floats_or_none(values: np.ndarray) -> list[Any]:
@@ -35,30 +34,6 @@ def floats_or_none(values: np.ndarray) -> list[Any]:
     for i in np.flatnonzero(~np.isfinite(uniq)).tolist():
         objects[i] = None
     return [objects[i] for i in inverse.reshape(-1).tolist()]
-
-
-def unique_rows(*columns: np.ndarray) -> tuple[list[tuple[int, ...]], np.ndarray]:
-    """Distinct rows of non-negative integer columns and each row's index among them.
-    Mixed-radix 1-D keys (a fast integer sort) when they fit in 62 bits, else row-wise."""
-    cols = [np.asarray(c, dtype=np.int64) for c in columns]
-    if not len(cols[0]):
-        return [], np.empty(0, dtype=np.int64)
-    radices = [int(c.max()) + 1 for c in cols]
-    if min(int(c.min()) for c in cols) >= 0 and np.prod([float(r) for r in radices]) < _MAX_KEY:
-        key = np.zeros(len(cols[0]), dtype=np.int64)
-        for c, r in zip(cols, radices, strict=True):
-            key = key * r + c
-        uniq, inverse = np.unique(key, return_inverse=True)
-        rows = []
-        for u in uniq.tolist():
-            parts = []
-            for r in reversed(radices):
-                u, rem = divmod(u, r)
-                parts.append(rem)
-            rows.append(tuple(reversed(parts)))
-        return rows, inverse.reshape(-1)
-    table, inverse = np.unique(np.stack(cols, axis=1), axis=0, return_inverse=True)
-    return [tuple(int(x) for x in t) for t in table], inverse.reshape(-1)
 
 
 def wilson_intervals(k: np.ndarray, n: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -117,20 +92,25 @@ class SideTable:
             floats_or_none(self.composite[:-1]), [str(h) for h in self.hashes[:-1].tolist()],
             strict=True))
 
+        self._dicts: list[dict[str, Any]] | None = None
+
     def positions(self, ids: list[str]) -> np.ndarray:
         """Row of each case id, -1 where this side lacks it (reads the sentinel)."""
         return np.array([self.index.get(c, -1) for c in ids], dtype=np.int64)
 
     def side_blocks(self, pos: np.ndarray) -> list[dict[str, Any] | None]:
-        """The rows' ``reference`` / ``candidate`` blocks (None where the case is absent)."""
-        blocks = self.blocks
-        return [
-            None if b is None else {
-                "n_attempts": b[0], "n_errored": b[1], "n": b[2], "passes": b[3],
-                "pass_rate": b[4], "wilson_ci": [b[5], b[6]], "verdict": b[7],
-                "composite_mean": b[8], "case_hash": b[9]}
-            for b in (blocks[p] if p >= 0 else None for p in pos.tolist())
-        ]
+        """The rows' ``reference`` / ``candidate`` blocks (None where the case is absent).
+        Built once per case and shared by every comparison this side takes part in (the
+        reference's blocks appear in all k − 1 comparisons): read-only, like the frame's
+        attrs; a JSON round trip or ``copy.deepcopy`` separates them."""
+        if self._dicts is None:
+            self._dicts = [
+                {"n_attempts": b[0], "n_errored": b[1], "n": b[2], "passes": b[3],
+                 "pass_rate": b[4], "wilson_ci": [b[5], b[6]], "verdict": b[7],
+                 "composite_mean": b[8], "case_hash": b[9]}
+                for b in self.blocks]
+        dicts = self._dicts
+        return [dicts[p] if p >= 0 else None for p in pos.tolist()]
 
 
 def statuses(ref: SideTable, cand: SideTable, pos_r: np.ndarray,

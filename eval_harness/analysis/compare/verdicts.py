@@ -30,6 +30,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from eval_harness.analysis.compare.keys import unique_sorted
 from eval_harness.errors import AnalysisError, UsageError
 
 COMPOSITE = "composite"
@@ -148,7 +149,7 @@ def _join_codes(groups: np.ndarray, n_groups: int, codes: np.ndarray,
     if not len(g):
         return out
     n_items = len(labels)
-    pairs = np.unique(g.astype(np.int64) * n_items + c)
+    pairs = unique_sorted(g.astype(np.int64) * n_items + c)
     gg, ii = pairs // n_items, pairs % n_items
     starts = np.flatnonzero(np.r_[True, gg[1:] != gg[:-1]])
     if n_items <= 62:

@@ -195,3 +195,13 @@ def test_cyclic_gc_is_paused_while_building_and_restored(
     with pytest.raises(ZeroDivisionError):
         build_comparisons(_two_models(make_frame))
     assert gc.isenabled()
+
+
+def test_reference_side_blocks_are_built_once_and_shared(make_frame: Builder) -> None:
+    frame = make_frame({("m1",): {"a": [1, 0], "b": [1, 1]}, ("m2",): {"a": [0, 0], "b": [1, 1]},
+                        ("m3",): {"a": [1, 1], "b": [0, 1]}})
+    first, second = build_comparisons(frame)["comparisons"]
+    for row_1, row_2 in zip(first["cases"], second["cases"], strict=True):
+        assert row_1["reference"] is row_2["reference"]  # one block per (condition, case)
+        assert row_1["candidate"] is not row_2["candidate"]
+    assert json.loads(json.dumps(first))["cases"][0]["reference"] == first["cases"][0]["reference"]

@@ -8,13 +8,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from eval_harness.analysis.compare import sides
+from eval_harness.analysis.compare import keys
 from eval_harness.analysis.compare.fisher import fisher_exact_two_sided
+from eval_harness.analysis.compare.keys import unique_rows, unique_sorted
 from eval_harness.analysis.compare.sides import (
     SideTable,
     fisher_p_values,
     statuses,
-    unique_rows,
     wilson_intervals,
 )
 from eval_harness.analysis.compare.wilson import wilson_interval
@@ -66,7 +66,7 @@ def test_statuses_follow_the_documented_priority() -> None:
 @pytest.mark.parametrize("max_key", [2**62, 4])  # 4: the row-wise fallback
 def test_grouped_wilson_and_fisher_equal_the_scalar_functions(
         monkeypatch: pytest.MonkeyPatch, max_key: int) -> None:
-    monkeypatch.setattr(sides, "_MAX_KEY", max_key)
+    monkeypatch.setattr(keys, "_MAX_KEY", max_key)
     rng = np.random.default_rng(1)
     n_a, n_b = rng.integers(1, 6, size=300), rng.integers(0, 4, size=300)
     k_a, k_b = rng.binomial(n_a, 0.5), rng.binomial(n_b, 0.7)
@@ -80,3 +80,9 @@ def test_grouped_wilson_and_fisher_equal_the_scalar_functions(
     rows, inverse = unique_rows(k_a, n_a)
     assert rows == sorted(set(zip(k_a.tolist(), n_a.tolist(), strict=True)))
     assert [rows[i] for i in inverse] == list(zip(k_a.tolist(), n_a.tolist(), strict=True))
+
+
+def test_unique_sorted_is_np_unique() -> None:
+    values = np.random.default_rng(2).integers(-5, 50, size=1_000)
+    assert np.array_equal(unique_sorted(values), np.unique(values))
+    assert unique_sorted(np.empty(0, dtype=np.int64)).size == 0
