@@ -10,7 +10,6 @@ pure-Python encoder and cost seconds. Both forms parse to the same value (docs/r
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -31,9 +30,9 @@ def json_text(data: Any, *, ensure_ascii: bool = True, default: Callable[[Any], 
 
 
 def write_text_atomic(path: str | Path, text: str) -> None:
-    """Write ``text`` (UTF-8) to ``path`` through a temporary file beside it, then rename."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    """Write ``text`` (UTF-8) to ``path`` atomically, creating its folder: the store's
+    temp-file-and-rename writer (:func:`eval_harness.store.atomic.atomic_write_bytes`)."""
+    from eval_harness.store.atomic import atomic_write_bytes
+
+    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    atomic_write_bytes(path, text.encode("utf-8"))
