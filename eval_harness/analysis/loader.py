@@ -336,10 +336,32 @@ def _expand(values: list[Any] | np.ndarray, index: np.ndarray, *, strings: bool 
     if not present.all():
         index = (np.cumsum(present) - 1)[index]
         arr = arr[present]
+    cat = _categorical(arr, index)
+    if cat is not None:
+        return cat
     small = pd.Series(arr, copy=False)
     if isinstance(small.dtype, np.dtype):
         return small.to_numpy()[index]
     return small.array.take(index)
+
+
+def _categorical(arr: np.ndarray, index: np.ndarray) -> pd.Categorical | None:
+    """``arr[index]`` as a Categorical with lexically sorted categories when every value of
+    ``arr`` is a str (None/NaN → missing), else None. Codes are 1–2 bytes per row instead
+    of a string per row, and sorting by the column keeps lexical order."""
+    if arr.dtype != object or not len(arr):
+        return None
+    codes, uniques = pd.factorize(arr, sort=False)  # NaN/None → -1
+    values = np.asarray(uniques, dtype=object)
+    if not len(values) or not all(type(v) is str for v in values):
+        return None
+    order = np.argsort(values, kind="stable")
+    rank = np.empty(len(values) + 1, dtype=np.int64)
+    rank[order] = np.arange(len(values))
+    rank[-1] = -1  # code -1 (missing) indexes the last slot
+    width = np.int8 if len(values) < 127 else np.int16 if len(values) < 32767 else np.int32
+    return pd.Categorical.from_codes(rank[codes[index]].astype(width),
+                                     categories=pd.Index(values[order]))
 
 
 def _assemble(col: Collector, factors: list[str]) -> pd.DataFrame:
