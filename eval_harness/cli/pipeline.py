@@ -348,8 +348,14 @@ def _no_scored_samples(out_dir: Path, name: str, failures: Any, anova: dict[str,
 def _export_parquet(frame: Any, path: str) -> None:
     """``--export-parquet``: pandas needs an optional engine (pyarrow or fastparquet); a
     missing one is a usage error with the install hint, not an internal error."""
+    import pandas as pd
+
+    # text columns as plain strings: the file's schema does not depend on the frame's
+    # in-memory encoding (categoricals, docs/api.md)
+    plain = {c: frame[c].cat.categories.dtype for c in frame.columns
+             if isinstance(frame[c].dtype, pd.CategoricalDtype)}
     try:
-        frame.to_parquet(path)
+        frame.astype(plain).to_parquet(path)
     except ImportError as exc:
         raise UsageError(f"--export-parquet needs pyarrow or fastparquet ({exc})".replace("\n", " "),
                          hint="pip install pyarrow") from None

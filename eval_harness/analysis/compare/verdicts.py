@@ -167,6 +167,14 @@ def _join_codes(groups: np.ndarray, n_groups: int, codes: np.ndarray,
     return out
 
 
+def _text(column: pd.Series) -> pd.Series:
+    """``column`` as str with missing values "" (a categorical column cannot be filled
+    with a value that is not one of its categories)."""
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        column = column.astype(object)
+    return column.fillna("").astype(str)
+
+
 def _any(groups: np.ndarray, n_groups: int, flags: np.ndarray) -> np.ndarray:
     return np.bincount(groups[flags], minlength=n_groups) > 0
 
@@ -242,7 +250,7 @@ def sample_table(frame: pd.DataFrame, rule: VerdictRule | None = None) -> pd.Dat
             passed = np.where(np.isnan(passed) & (b_n > 0), all_true, passed)
     passed = np.where(err, np.nan, passed)
     out = pd.DataFrame({k: _take(frame[k], first) for k in KEYS})
-    out["case_hash"] = case_hash.fillna("").astype(str)
+    out["case_hash"] = _text(case_hash)
     out["errored"] = err
     out["composite"] = composite
     out["passed"] = passed
@@ -284,7 +292,7 @@ def case_verdicts(samples: pd.DataFrame) -> pd.DataFrame:
         latency_s=("latency_s", "mean"),
         cost_usd=("cost_usd", "mean"),
     ).reindex(index)
-    out.insert(2, "case_hashes", join_unique(gid, n_groups, samples["case_hash"].fillna("")))
+    out.insert(2, "case_hashes", join_unique(gid, n_groups, _text(samples["case_hash"])))
     use = df[usable].groupby("_g", sort=True).agg(
         n_usable=("passed", "size"),
         n_pass=("passed", "sum"),
@@ -309,7 +317,7 @@ def case_verdicts(samples: pd.DataFrame) -> pd.DataFrame:
 def _union_of_lists(groups: np.ndarray, n_groups: int, joined: pd.Series) -> np.ndarray:
     """Per group, the sorted union of comma-joined name lists ("" when none); each distinct
     list is split once (a handful of distinct lists for thousands of attempts)."""
-    codes, uniq = pd.factorize(pd.Series(joined).fillna("").astype(str))
+    codes, uniq = pd.factorize(_text(pd.Series(joined)))
     parts = [[j for j in str(u).split(",") if j] for u in uniq]
     width = max((len(p) for p in parts), default=0)
     if width == 0:
