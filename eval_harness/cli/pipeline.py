@@ -131,6 +131,9 @@ def compute_analysis(
 ) -> AnalysisOutputs:
     """Analyse run directories under ``paths`` and write the output files; print nothing
     but notes on stderr."""
+    from eval_harness import malloc
+
+    malloc.tune()  # freed row-sized arrays go back to the system (eval_harness/malloc.py)
     with phase("imports"):  # pandas, numpy, scipy: seconds on a cold start
         from eval_harness.analysis.build import build_anova
         from eval_harness.analysis.compare.baseline import export_baseline, load_baseline
@@ -144,6 +147,7 @@ def compute_analysis(
     with phase("load"):
         frame = load_runs(list(paths), judge_specs=loaded.config if loaded else None,
                           factor_levels=_factor_levels(loaded))
+    malloc.trim()  # the loader's transients (parsed chunks, codes) are gone now
     if frame.empty:
         raise AnalysisError(f"no runs with recorded levels under {', '.join(map(str, paths))}",
                             hint="point --analyze-only at runs/<eval>/")
@@ -186,14 +190,17 @@ def compute_analysis(
     reference = parse_reference(args.reference) if args.reference else None
     baseline = load_baseline(args.baseline) if args.baseline else None
     # verdict tables built once, shared by comparisons, leaderboard and reports
+    malloc.trim()
     with phase("verdicts"):
         tables = verdict_tables(frame, rule)
+    malloc.trim()
     with phase("comparisons"):
         comparisons = build_comparisons(frame, reference, baseline, opts["alpha"], rule=rule,
                                         cases=tables[1])
     with phase("leaderboard"):
         leaderboard = build_leaderboard(frame, alpha=opts["alpha"], rule=rule,
                                         stratify_by=_stratum(frame), cases=tables[1])
+    malloc.trim()
     thresholds: list[dict[str, Any]] = []
     if loaded is not None:
         from eval_harness.judges.thresholds import evaluate_thresholds
