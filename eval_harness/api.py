@@ -213,7 +213,11 @@ def _analysis(out: AnalysisOutputs, console: bool, allow_errored_judges: bool) -
         print_console(Console(highlight=False), anova=out.anova, frame=out.frame,
                       comparisons=out.comparisons, leaderboard=out.leaderboard,
                       thresholds=out.thresholds, pairwise=out.pairwise)
-    return Analysis(anova=out.anova, comparisons=out.comparisons, leaderboard=out.leaderboard,
+    from eval_harness.analysis.compare.rows import plain_comparisons
+
+    # per-case rows as plain lists of dicts (json.dumps-able), built only for API callers
+    return Analysis(anova=out.anova, comparisons=plain_comparisons(out.comparisons),
+                    leaderboard=out.leaderboard,
                     thresholds=out.thresholds, frame=out.frame, output_dir=out.out_dir,
                     files=dict(out.files), failures=list(out.failures), exported=out.exported,
                     errored_judges=list(out.errored_judges))

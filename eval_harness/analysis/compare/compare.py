@@ -39,6 +39,7 @@ from eval_harness.analysis.compare.permutation import (
     seed_from_ids,
     stratified_permutation_test,
 )
+from eval_harness.analysis.compare.rows import CaseRows
 from eval_harness.analysis.compare.sides import (
     SideTable,
     fisher_p_values,
@@ -71,8 +72,12 @@ def compare_sides(
     cluster_key: str | None = None,
     n_permutations: int = 20_000,
     n_bootstrap: int = 2_000,
+    row_columns: bool = False,
 ) -> dict[str, Any]:
     """One comparison record (JSON-ready) of ``candidate`` against ``reference``.
+
+    ``row_columns``: ``cases`` is a ``rows.CaseRows`` (the same rows, kept as columns and
+    built on access: what the CLI uses at scale) instead of a list of dicts.
 
     ``reference`` / ``candidate`` describe the sides ({"condition_id", "levels", "source"});
     their ``condition_id`` (plus source) seed the Monte Carlo and bootstrap draws.
@@ -107,13 +112,6 @@ def compare_sides(
     sel = status == "compared"
     for i in np.flatnonzero(~sel).tolist():
         lists[status[i]].append(ids[i])
-    rows: list[dict[str, Any]] = [
-        {"case_id": case, "status": s, "reason": reason or None,
-         "reference": r_side, "candidate": c_side}
-        for case, s, reason, r_side, c_side in zip(
-            ids, status.tolist(), reasons, ref.side_blocks(pos_r), cand.side_blocks(pos_c),
-            strict=True)
-    ]
     p_r, p_c = pos_r[sel], pos_c[sel]
     counts = CaseArrays(ref.n[p_r], ref.k[p_r], cand.n[p_c], cand.k[p_c])
     diff = counts.k_b / counts.n_b - counts.k_a / counts.n_a if len(counts) else np.empty(0)
@@ -123,20 +121,21 @@ def compare_sides(
     rank_a = rank(ref.verdict[p_r]) if len(p_r) else np.empty(0, dtype=np.int64)
     rank_b = rank(cand.verdict[p_c]) if len(p_c) else np.empty(0, dtype=np.int64)
     regressed, improved = rank_b < rank_a, rank_b > rank_a
-    compared_rows = [row for row, s in zip(rows, sel.tolist(), strict=True) if s]
-    for row, d, p, c, worse, better in zip(compared_rows, floats_or_none(diff),
-                                           floats_or_none(fisher),
-                                           floats_or_none(comp), regressed.tolist(),
-                                           improved.tolist(), strict=True):
-        row.update({"pass_rate_diff": d, "fisher_p": p, "composite_diff": c,
-                    "regressed": worse, "improved": better})
     case_ids = np.array(ids, dtype=object)[sel] if ids else np.empty(0, dtype=object)
     lists["regressed"] = case_ids[regressed].tolist()
     lists["improved"] = case_ids[improved].tolist()
     finite = np.isfinite(comp)
     comp_diffs = comp[finite].tolist()
     comp_cases = case_ids[finite].tolist()
-    _significant_flags(rows, lists, alpha)
+    adjusted, worse_sig, better_sig = _significant_flags(fisher, diff, alpha)
+    lists["regressed_significant"] = case_ids[worse_sig].tolist()
+    lists["improved_significant"] = case_ids[better_sig].tolist()
+    slot = np.full(len(ids), -1, dtype=np.int64)
+    slot[sel] = np.arange(int(sel.sum()))
+    rows = CaseRows(ids, status.tolist(), reasons, ref, pos_r, cand, pos_c, slot, (
+        floats_or_none(diff), floats_or_none(fisher), floats_or_none(comp),
+        regressed.tolist(), improved.tolist(), floats_or_none(adjusted),
+        worse_sig.tolist(), better_sig.tolist()))
     seed = seed_from_ids(_side_id(reference), _side_id(candidate))
     perm = stratified_permutation_test(counts, seed=seed, n_permutations=n_permutations)
     boot = bootstrap_pass_rate_ci(counts, seed=seed ^ 1, n_resamples=n_bootstrap)
@@ -170,7 +169,7 @@ def compare_sides(
         "candidate": dict(candidate),
         "alpha": alpha,
         "n_cases_compared": len(counts),
-        "cases": rows,
+        "cases": rows if row_columns else list(rows),
         "overall": overall,
         "composite": composite,
         **lists,
@@ -182,29 +181,20 @@ def compare_sides(
     }
 
 
-def _significant_flags(rows: list[dict[str, Any]], lists: dict[str, list[str]],
-                       alpha: float) -> None:
-    """``regressed_significant`` / ``improved_significant`` on Holm-adjusted Fisher p.
+def _significant_flags(fisher: np.ndarray, diff: np.ndarray,
+                       alpha: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(Holm-adjusted Fisher p, ``regressed_significant``, ``improved_significant``) of
+    the compared cases.
 
     The gate fails when *any* case is flagged, so the error rate to control is the
     family-wise one across cases: with raw p < alpha, 100 unchanged cases fail the gate
     about 41% of the time. Holm (R ``p.adjust(p, "holm")``) over the compared cases keeps
     it at or below alpha under no change, whatever the dependence between cases.
     """
-    compared = [r for r in rows if r["status"] == "compared"]
-    raw = np.array([r["fisher_p"] for r in compared], dtype=float)
+    raw = np.asarray(fisher, dtype=float)
     adj = adjust_pvalues(raw, "holm") if len(raw) else raw
-    diff = np.array([r["pass_rate_diff"] for r in compared], dtype=float)
-    sig = adj < alpha
-    worse, better = (sig & (diff < 0)).tolist(), (sig & (diff > 0)).tolist()
-    for row, p_adj, w, b in zip(compared, floats_or_none(adj), worse, better, strict=True):
-        row["fisher_p_adjusted"] = p_adj
-        row["regressed_significant"] = w
-        row["improved_significant"] = b
-        if w:
-            lists["regressed_significant"].append(row["case_id"])
-        if b:
-            lists["improved_significant"].append(row["case_id"])
+    sig = np.asarray(adj < alpha, dtype=bool)
+    return adj, sig & (diff < 0), sig & (diff > 0)
 
 
 def _side_id(side: Mapping[str, Any]) -> str:

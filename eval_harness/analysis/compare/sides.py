@@ -92,25 +92,23 @@ class SideTable:
             floats_or_none(self.composite[:-1]), [str(h) for h in self.hashes[:-1].tolist()],
             strict=True))
 
-        self._dicts: list[dict[str, Any]] | None = None
-
     def positions(self, ids: list[str]) -> np.ndarray:
         """Row of each case id, -1 where this side lacks it (reads the sentinel)."""
         return np.array([self.index.get(c, -1) for c in ids], dtype=np.int64)
 
+    def block(self, pos: int) -> dict[str, Any] | None:
+        """The ``reference`` / ``candidate`` block of the case at row ``pos`` (None when
+        ``pos`` is -1, the side lacks the case); a new dict on every call."""
+        if pos < 0:
+            return None
+        b = self.blocks[pos]
+        return {"n_attempts": b[0], "n_errored": b[1], "n": b[2], "passes": b[3],
+                "pass_rate": b[4], "wilson_ci": [b[5], b[6]], "verdict": b[7],
+                "composite_mean": b[8], "case_hash": b[9]}
+
     def side_blocks(self, pos: np.ndarray) -> list[dict[str, Any] | None]:
-        """The rows' ``reference`` / ``candidate`` blocks (None where the case is absent).
-        Built once per case and shared by every comparison this side takes part in (the
-        reference's blocks appear in all k − 1 comparisons): read-only, like the frame's
-        attrs; a JSON round trip or ``copy.deepcopy`` separates them."""
-        if self._dicts is None:
-            self._dicts = [
-                {"n_attempts": b[0], "n_errored": b[1], "n": b[2], "passes": b[3],
-                 "pass_rate": b[4], "wilson_ci": [b[5], b[6]], "verdict": b[7],
-                 "composite_mean": b[8], "case_hash": b[9]}
-                for b in self.blocks]
-        dicts = self._dicts
-        return [dicts[p] if p >= 0 else None for p in pos.tolist()]
+        """``block`` of each position."""
+        return [self.block(p) for p in pos.tolist()]
 
 
 def statuses(ref: SideTable, cand: SideTable, pos_r: np.ndarray,

@@ -11,6 +11,7 @@ import pytest
 
 from eval_harness.analysis.compare.build import build_comparisons, parse_reference, select_reference
 from eval_harness.analysis.compare.gate import gate
+from eval_harness.analysis.compare.rows import plain_comparisons
 from eval_harness.errors import AnalysisError, UsageError
 
 Builder = Callable[..., pd.DataFrame]
@@ -197,11 +198,22 @@ def test_cyclic_gc_is_paused_while_building_and_restored(
     assert gc.isenabled()
 
 
-def test_reference_side_blocks_are_built_once_and_shared(make_frame: Builder) -> None:
-    frame = make_frame({("m1",): {"a": [1, 0], "b": [1, 1]}, ("m2",): {"a": [0, 0], "b": [1, 1]},
-                        ("m3",): {"a": [1, 1], "b": [0, 1]}})
-    first, second = build_comparisons(frame)["comparisons"]
-    for row_1, row_2 in zip(first["cases"], second["cases"], strict=True):
-        assert row_1["reference"] is row_2["reference"]  # one block per (condition, case)
-        assert row_1["candidate"] is not row_2["candidate"]
-    assert json.loads(json.dumps(first))["cases"][0]["reference"] == first["cases"][0]["reference"]
+def test_row_columns_give_the_same_rows_as_plain_lists(make_frame: Builder) -> None:
+    frame = make_frame({("m1",): {"a": [1, 0], "b": [1, 1], "c": [0, 0]},
+                        ("m2",): {"a": [0, 0], "b": [1, 1], "d": [1, 1]},
+                        ("m3",): {"a": [1, 1], "b": [0, 1], "c": [None, None]}})
+    plain = build_comparisons(frame)
+    columns = build_comparisons(frame, row_columns=True)
+    assert all(isinstance(c["cases"], list) for c in plain["comparisons"])
+    assert not any(isinstance(c["cases"], list) for c in columns["comparisons"])
+    assert json.dumps(plain_comparisons(columns)) == json.dumps(plain)  # same keys, order, values
+    statuses = {r["status"] for c in plain["comparisons"] for r in c["cases"]}
+    assert {"compared", "new", "removed"} <= statuses
+    for p, c in zip(plain["comparisons"], columns["comparisons"], strict=True):
+        rows = c["cases"]
+        assert rows == p["cases"] and len(rows) == len(p["cases"])
+        assert rows[-1] == p["cases"][-1] and rows[1:3] == p["cases"][1:3]
+        rows[0]["status"] = "changed by a caller"  # each access builds a fresh dict
+        assert rows[0] == p["cases"][0]
+        with pytest.raises(IndexError):
+            rows[len(rows)]
