@@ -187,3 +187,18 @@ def test_means_chart_without_a_reference_has_no_legend(report: dict[str, Any]) -
     chart = means_chart(rep)
     assert chart is not None
     assert not any(t.startswith("reference") for t in _texts(chart.svg))
+
+
+def test_heatmap_embeds_one_pixel_per_cell(report: dict[str, Any]) -> None:
+    # unsampled (interpolation "none"): the image is the grid itself, scaled by the SVG
+    # transform, not a raster at figure size (tens of MB of RGBA while rendering)
+    rep = copy.deepcopy(report)
+    row = rep["case_grid"]["cases"][0]
+    rep["case_grid"]["cases"] = [{**row, "case_id": f"x{i:02d}"} for i in range(45)]
+    chart = heatmap_chart(rep)
+    assert chart is not None
+    n_cond = len(rep["case_grid"]["condition_ids"])
+    images = re.findall(r"<image [^>]*>", re.sub(r"base64,[^\"]*", "", chart.svg))
+    grid = [i for i in images if "pixelated" in i]
+    assert len(grid) == 1, images
+    assert f'width="{n_cond}"' in grid[0] and 'height="45"' in grid[0]

@@ -86,7 +86,7 @@ def heatmap_chart(report: Mapping[str, Any]) -> Chart | None:
         ax = fig.add_subplot()
         cmap = colormaps["viridis"]
         img = ax.imshow(np.ma.masked_invalid(z), aspect="auto", cmap=cmap, vmin=0, vmax=1,
-                        interpolation="nearest")
+                        interpolation="none")  # unsampled: no raster at figure dpi
         ax.grid(False)
         ax.set_yticks(range(len(cases)), [short(r["case_id"], 28) for r in cases])
         if stacked:
