@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     import pandas as pd
 
 # Normal quantiles from the standard library (Wichura's AS 241, ~1e-16 relative): planning
-# at --dry-run must not import scipy.stats or pandas (seconds of start-up); the t quantile
+# at --dry-run must not import numpy, scipy or pandas (seconds of start-up); the t quantile
 # and the frame-based estimate import them when used.
 _NORMAL = NormalDist()
 
@@ -67,9 +67,9 @@ def _check(alpha: float, power: float, case_var: float, resid_var: float) -> Non
 def _quantile_sum(alpha: float, power: float, df: float | None) -> float:
     if df is None:
         return _NORMAL.inv_cdf(1.0 - alpha / 2.0) + _NORMAL.inv_cdf(power)
-    from scipy.stats import t as t_dist
+    from eval_harness.analysis.stats.dist import t_ppf
 
-    return float(t_dist.ppf(1.0 - alpha / 2.0, df) + t_dist.ppf(power, df))
+    return float(t_ppf(1.0 - alpha / 2.0, df) + t_ppf(power, df))
 
 
 def mde(

@@ -25,9 +25,9 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from eval_harness.analysis.design import finite_or_none
+from eval_harness.analysis.stats.dist import t_ppf
 
 MAX_LISTED = 1000
 
@@ -77,7 +77,7 @@ def condition_summaries(
         n = int(m.size)
         mean = float(m.mean()) if n else math.nan
         sd = float(m.std(ddof=1)) if n >= 2 else math.nan
-        half = float(stats.t.ppf(0.975, n - 1) * sd / math.sqrt(n)) if n >= 2 else math.nan
+        half = float(t_ppf(0.975, n - 1) * sd / math.sqrt(n)) if n >= 2 else math.nan
         cost = g["cost_usd"].to_numpy(dtype=float)
         known = cost[np.isfinite(cost)]
         n_rows = len(g)

@@ -44,8 +44,6 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from scipy.stats import binomtest
-
 from eval_harness.config.judge_model import JudgeBlock
 from eval_harness.judges.cache import VerdictCache
 from eval_harness.judges.llm.http import RetryPolicy
@@ -117,7 +115,11 @@ def summarize(results: list[dict[str, Any]]) -> dict[str, Any]:
     counts = Counter(r["verdict"] for r in results if not r["errored"])
     wins, ties, losses = counts["win"], counts["tie"], counts["loss"]
     decided = wins + ties + losses
-    p = binomtest(wins, wins + losses, 0.5).pvalue if wins + losses else None
+    p = None
+    if wins + losses:
+        from scipy.stats import binomtest  # ~40 MiB: only once verdicts exist to test
+
+        p = binomtest(wins, wins + losses, 0.5).pvalue
     return {"n": len(results), "wins": wins, "ties": ties, "losses": losses,
             "errored": sum(1 for r in results if r["errored"]),
             "inconsistent": sum(1 for r in results if r.get("inconsistent")),

@@ -25,7 +25,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import t as t_dist
+
+from eval_harness.analysis.stats.dist import t_ppf, t_sf
 
 
 @dataclass(frozen=True)
@@ -45,8 +46,8 @@ def _t_summary(estimate: float, se: float, df: float, n: int, level: float) -> P
         # Zero spread: the CI collapses and no test statistic exists.
         ci = (estimate, estimate) if se == 0.0 else (math.nan, math.nan)
         return PairedT(estimate, se, df, ci, math.nan, n)
-    q = float(t_dist.ppf(1.0 - (1.0 - level) / 2.0, df))
-    p = float(2.0 * t_dist.sf(abs(estimate / se), df))
+    q = float(t_ppf(1.0 - (1.0 - level) / 2.0, df))
+    p = float(2.0 * t_sf(abs(estimate / se), df))
     return PairedT(estimate, se, df, (estimate - q * se, estimate + q * se), p, n)
 
 

@@ -53,8 +53,8 @@ from fractions import Fraction
 from functools import lru_cache, reduce
 
 import numpy as np
-from scipy.signal import fftconvolve
 
+from eval_harness.analysis.compare.fftconv import fft_convolve
 from eval_harness.analysis.compare.keys import unique_rows
 from eval_harness.errors import UsageError
 
@@ -259,7 +259,7 @@ def _convolve(a: np.ndarray, b: np.ndarray, stride: int = 1) -> np.ndarray:
     spread = np.zeros((b.size - 1) * stride + 1)
     spread[::stride] = b
     # FFT leaves ~1e-17 noise, sometimes negative: clip so tail sums stay monotone.
-    return np.clip(fftconvolve(a, spread), 0.0, None)
+    return np.clip(fft_convolve(a, spread), 0.0, None)
 
 
 def _group_sum(pmf: np.ndarray, k: int) -> np.ndarray:

@@ -20,10 +20,10 @@ from eval_harness.errors import UsageError
 
 @lru_cache(maxsize=64)
 def _z(level: float) -> float:
-    """z = Φ⁻¹(1 − (1 − level)/2), computed once per level (scipy's ppf costs ~50 µs)."""
-    from scipy.stats import norm
+    """z = Φ⁻¹(1 − (1 − level)/2), computed once per level."""
+    from eval_harness.analysis.stats.dist import norm_ppf  # numpy + scipy.special: when used
 
-    return float(norm.ppf(1.0 - (1.0 - level) / 2.0))
+    return float(norm_ppf(1.0 - (1.0 - level) / 2.0))
 
 
 def wilson_interval(k: int, n: int, level: float = 0.95) -> tuple[float, float]:

@@ -27,9 +27,9 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
 from eval_harness.analysis.stats.design import term_name, term_subsets
+from eval_harness.analysis.stats.dist import f_sf
 from eval_harness.analysis.stats.errors import StatsInputError
 from eval_harness.analysis.stats.results import (
     LMM_LABEL,
@@ -144,8 +144,8 @@ def term_tests(s: DesignSums, method: str) -> tuple[list[TermTests], Components]
                 df_den = np.where(comp.boundary, float(c * (n - 1)), float((c - 1) * (n - 1)))
                 eps = None
             f_val = (ss / t.df) / (err / df_den)
-            p_unc = stats.f.sf(f_val, t.df, df_den)
-            p_raw = p_unc if eps is None else stats.f.sf(f_val, t.df * eps, df_den * eps)
+            p_unc = f_sf(f_val, t.df, df_den)
+            p_raw = p_unc if eps is None else f_sf(f_val, t.df * eps, df_den * eps)
             reason = base_reason.copy()
             reason = np.where((reason == 0) & (err == 0) & (ss == 0), 3, reason)
             reason = np.where((reason == 0) & (err == 0), 4, reason)

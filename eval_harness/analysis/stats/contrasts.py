@@ -21,7 +21,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
-from scipy import stats
 
 from eval_harness.analysis.stats.balanced import (
     CONSTANT_REL,
@@ -31,6 +30,7 @@ from eval_harness.analysis.stats.balanced import (
     variance_components,
 )
 from eval_harness.analysis.stats.correction import adjust_pvalues, canonical_correction
+from eval_harness.analysis.stats.dist import t_ppf, t_sf
 from eval_harness.analysis.stats.errors import StatsInputError
 from eval_harness.analysis.stats.results import Contrast
 from eval_harness.analysis.stats.sums import design_sums
@@ -118,8 +118,8 @@ def pairwise_contrasts(
     with np.errstate(all="ignore"):
         t_vals = np.array([r[2] / r[3] if r[3] > 0 else np.nan for r in rows])
         dfs = np.array([r[4] for r in rows])
-        p_raw = 2.0 * stats.t.sf(np.abs(t_vals), dfs)
-        half = stats.t.ppf(0.5 + conf_level / 2.0, dfs) * np.array([r[3] for r in rows])
+        p_raw = 2.0 * t_sf(np.abs(t_vals), dfs)
+        half = t_ppf(0.5 + conf_level / 2.0, dfs) * np.array([r[3] for r in rows])
     p_adj = adjust_pvalues(p_raw, kind) if rows else np.array([])
     out = []
     for k, (a, b, est, se, df) in enumerate(rows):

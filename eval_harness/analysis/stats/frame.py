@@ -16,7 +16,6 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from eval_harness.analysis.stats.balanced import (
     CONSTANT_REL,
@@ -26,6 +25,7 @@ from eval_harness.analysis.stats.balanced import (
     too_large,
 )
 from eval_harness.analysis.stats.design import contr_sum, term_name, term_subsets
+from eval_harness.analysis.stats.dist import f_sf
 from eval_harness.analysis.stats.errors import StatsInputError
 from eval_harness.analysis.stats.reml import WaldFit, fit_random_intercept, wald_term
 from eval_harness.analysis.stats.results import LMM_LABEL, AnovaResult, ExcludedTerm, TermResult
@@ -122,7 +122,7 @@ def wald_term_result(name: str, fit: WaldFit, sigma2: float, hyp: np.ndarray,
     """
     with np.errstate(all="ignore"):
         f_val, ddf = wald_term(fit, hyp)
-        p = float(stats.f.sf(f_val, q, ddf))
+        p = float(f_sf(f_val, q, ddf))
     if not (np.isfinite(f_val) and np.isfinite(p) and ddf > 0):
         return None
     ss = f_val * q * sigma2

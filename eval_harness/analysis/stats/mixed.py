@@ -36,7 +36,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
-from scipy import optimize
 
 from eval_harness.analysis.stats.reml import pinv_positive
 
@@ -305,6 +304,7 @@ def _optimise(s: CaseSums, st: Structure) -> tuple[np.ndarray, float]:
     flipping the sign of a column of Λ, so the search runs unconstrained (BFGS) and the
     optimum is mapped to lme4's non-negative diagonal: a bounded search tends to stick at
     a zero variance that is not the optimum."""
+    from scipy import optimize  # ~25 MiB (with scipy.linalg, .sparse): only when a model is fitted
 
     def fun(t: np.ndarray) -> float:
         return profiled_deviance(s, st, t)

@@ -25,7 +25,6 @@ from dataclasses import dataclass
 from typing import Protocol
 
 import numpy as np
-from scipy import optimize
 
 
 @dataclass(frozen=True)
@@ -88,6 +87,8 @@ class _Sums:
 
 def _argmin_ratio(sums: _Sums) -> float:
     """λ̂ ≥ 0 minimising the profiled REML deviance."""
+    from scipy import optimize  # ~25 MiB (with scipy.linalg, .sparse): only when a model is fitted
+
     grid = np.concatenate([[0.0], np.logspace(-6, 6, 61)])
     devs = np.array([sums.profiled_deviance(g) for g in grid])
     best = int(np.argmin(devs))

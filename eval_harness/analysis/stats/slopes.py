@@ -30,11 +30,11 @@ from typing import Any, cast
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from eval_harness.analysis.stats.balanced import CONSTANT_REL, REASONS, REL_ZERO, too_large
 from eval_harness.analysis.stats.correction import adjust_pvalues, canonical_correction
 from eval_harness.analysis.stats.design import term_name, term_subsets
+from eval_harness.analysis.stats.dist import t_ppf, t_sf
 from eval_harness.analysis.stats.errors import StatsInputError
 from eval_harness.analysis.stats.frame import (
     design_matrix,
@@ -226,8 +226,8 @@ def model_contrasts(model: SlopesModel, factor: str, correction: str = "holm", a
         t_vals = np.array([r[2] / r[3] if r[3] > 0 else np.nan for r in rows])
         dfs = np.array([r[4] for r in rows], dtype=float)
         dfs = np.where(np.isfinite(dfs) & (dfs > 0), dfs, np.nan)
-        p_raw = 2.0 * stats.t.sf(np.abs(t_vals), dfs)
-        half = stats.t.ppf(0.5 + conf_level / 2.0, dfs) * np.array([r[3] for r in rows])
+        p_raw = 2.0 * t_sf(np.abs(t_vals), dfs)
+        half = t_ppf(0.5 + conf_level / 2.0, dfs) * np.array([r[3] for r in rows])
     p_adj = adjust_pvalues(p_raw, kind) if rows else np.array([])
     out = []
     for k, (a, b, est, se, _df) in enumerate(rows):
