@@ -294,7 +294,8 @@ def judge_means(frame: pd.DataFrame, condition_ids: list[str]) -> dict[str, Any]
     keep = (~frame["kind"].isin(["composite", "pairwise"])) & (~frame["errored"].astype(bool))
     sub = frame.loc[keep, ["judge", "condition_id", "case_id", "normalized"]]
     sub = sub[np.isfinite(sub["normalized"].to_numpy(dtype=float))]
-    judges = [str(j) for j in sub["judge"].astype(str).unique()]  # first-seen order
+    # first-seen order; unique() before str(): no text copy of every row (categoricals)
+    judges = [str(j) for j in sub["judge"].unique()]
     if len(judges) < 2:
         return None
     per_case = sub.groupby(["judge", "condition_id", "case_id"], sort=False)["normalized"].mean()
