@@ -17,6 +17,7 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "analysis"))
 from rundir_writer import write_native
 
+from eval_harness.analysis.compare.files import read_comparisons
 from tests.conftest import run_cli
 
 FACTORS = ["model", "effort"]
@@ -116,7 +117,10 @@ def test_degenerate_input_never_crashes(corpus: dict[str, Path], tmp_path: Path,
 def test_huge_counts(huge: Path, tmp_path: Path, method: tuple[str, ...]) -> None:
     code, _, err = run_cli("--analyze-only", str(huge), "--output", str(tmp_path / "o"), *method)
     assert code == 0, err
-    comp = _strict((tmp_path / "o" / "comparisons.json").read_text())["comparisons"][0]
+    _strict((tmp_path / "o" / "comparisons.json").read_text())
+    for line in (tmp_path / "o" / "comparisons.cases.jsonl").read_text().splitlines():
+        _strict(line)
+    comp = read_comparisons(tmp_path / "o")["comparisons"][0]  # per-case rows: JSON Lines
     (case,) = comp["cases"]
     assert case["reference"]["n"] == 520 and 0.0 <= case["fisher_p"] <= 1.0
 
