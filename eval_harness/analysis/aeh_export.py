@@ -46,7 +46,7 @@ def _ng2(frame: pd.DataFrame, factor: str, term: Mapping[str, Any]) -> float | N
     if ss is None or ss_err is None:
         return None
     comp = _composite(frame, ["case_id", factor])
-    wide = comp.groupby(["case_id", factor])["value"].mean().unstack().dropna()
+    wide = comp.groupby(["case_id", factor], observed=True)["value"].mean().unstack().dropna()
     if wide.empty:
         return None
     k = wide.shape[1]
@@ -103,7 +103,7 @@ def _per_case(comp: pd.DataFrame, factors: list[str]) -> dict[str, dict[str, flo
     """{"a=x, b=y" (or "x" with one factor): {case_id: mean composite}} in sorted group
     order. Groups are sorted, so each level combination is one contiguous block: its key
     is formatted once per block, not once per case."""
-    grouped = comp.groupby([*factors, "case_id"], dropna=False)["value"].mean()
+    grouped = comp.groupby([*factors, "case_id"], dropna=False, observed=True)["value"].mean()
     index = grouped.index
     assert isinstance(index, pd.MultiIndex)  # at least one factor plus case_id
     level_codes = [np.asarray(c, dtype=np.int64) for c in index.codes]

@@ -181,7 +181,7 @@ def build_anova(
                                      model) if dc.kept else {})
     se_pairs = parse_simple_effects(simple_effects, dc.kept, terms)
     n_cases = res.n_cases if res is not None else int(y.shape[0])
-    kinds = frame.groupby("judge", sort=False)["kind"].first() if len(frame) else pd.Series(dtype=object)
+    kinds = frame.groupby("judge", sort=False, observed=True)["kind"].first() if len(frame) else pd.Series(dtype=object)
     pairwise = sorted({str(j) for j, k in kinds.items() if k == "pairwise"}
                       | {n for n, s in specs.items() if s.pairwise})
     vc = _variance_components(res, frame, response, dc)

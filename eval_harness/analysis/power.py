@@ -203,7 +203,7 @@ def variance_from_frame(frame: pd.DataFrame, judge: str = "composite") -> PowerP
         df = df[df["case_status"].astype(str) != "errored"]
     df = df[np.isfinite(pd.to_numeric(df["value"], errors="coerce"))]
     y = pd.to_numeric(df["value"], errors="coerce")
-    cells = df.assign(y=y).groupby(["case_id", "condition_id"])["y"]
+    cells = df.assign(y=y).groupby(["case_id", "condition_id"], observed=True)["y"]
     stats = cells.agg(["mean", "count", "var"])
     multi = stats[stats["count"] >= 2]
     dof = float((multi["count"] - 1).sum())

@@ -66,7 +66,7 @@ def condition_summaries(
         return []
     cost_by_run = {str(r["run_id"]): float(r["cost_usd"]) for r in run_costs}
     out: list[dict[str, Any]] = []
-    groups = rows.groupby(list(factors), sort=False, dropna=False) if factors else [((), rows)]
+    groups = rows.groupby(list(factors), sort=False, dropna=False, observed=True) if factors else [((), rows)]
     for key, g in groups:
         key_t = key if isinstance(key, tuple) else (key,)
         levels = {f: _plain(v) for f, v in zip(factors, key_t, strict=True)}

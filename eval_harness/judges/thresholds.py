@@ -65,7 +65,7 @@ def evaluate_thresholds(frame: pd.DataFrame, config: Any) -> list[dict[str, Any]
         return []
     factors = list(frame.attrs.get("factors", []))
     results: list[dict[str, Any]] = []
-    for cid, group in frame.groupby("condition_id", sort=False):
+    for cid, group in frame.groupby("condition_id", sort=False, observed=True):
         first = group.iloc[0]
         levels = {f: first[f] for f in factors if f in group.columns}
         for target, metric, threshold, spec in _checks(block):

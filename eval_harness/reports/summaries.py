@@ -61,8 +61,8 @@ def condition_rows(
     ``conds``: ``condition_table(frame)`` when the caller already has it."""
     factors = factors_of(frame)
     rows: list[dict[str, Any]] = []
-    by_sample = {str(k): g for k, g in samples.groupby("condition_id", sort=False)}
-    by_case = {str(k): g for k, g in cases.groupby("condition_id", sort=False)}
+    by_sample = {str(k): g for k, g in samples.groupby("condition_id", sort=False, observed=True)}
+    by_case = {str(k): g for k, g in cases.groupby("condition_id", sort=False, observed=True)}
     for cond in (condition_table(frame) if conds is None else conds).to_dict("records"):
         cid = str(cond["condition_id"])
         levels = {f: _plain(cond[f]) for f in factors}
@@ -238,8 +238,8 @@ def marginal_means(
     data = data[(data[keys].to_numpy() >= 0).all(axis=1)]  # a missing value is no group
     if data.empty:
         return out
-    per_case = data.groupby(keys, sort=False)["composite_mean"].mean()
-    for key, sub in per_case.groupby(level=list(range(len(by))), sort=False):
+    per_case = data.groupby(keys, sort=False, observed=True)["composite_mean"].mean()
+    for key, sub in per_case.groupby(level=list(range(len(by))), sort=False, observed=True):
         key_t = key if isinstance(key, tuple) else (key,)
         mean, ci = mean_ci(sub.to_numpy(dtype=float))
         levels = {f: _plain(cells.uniques[f][int(code)]) for f, code in zip(by, key_t, strict=True)}
@@ -298,8 +298,8 @@ def judge_means(frame: pd.DataFrame, condition_ids: list[str]) -> dict[str, Any]
     judges = [str(j) for j in sub["judge"].unique()]
     if len(judges) < 2:
         return None
-    per_case = sub.groupby(["judge", "condition_id", "case_id"], sort=False)["normalized"].mean()
-    means = per_case.groupby(level=["judge", "condition_id"], sort=False).mean()
+    per_case = sub.groupby(["judge", "condition_id", "case_id"], sort=False, observed=True)["normalized"].mean()
+    means = per_case.groupby(level=["judge", "condition_id"], sort=False, observed=True).mean()
     rows = [{"condition_id": cid,
              "means": {j: num(float(means[(j, cid)])) if (j, cid) in means.index else None
                        for j in judges}}

@@ -165,11 +165,11 @@ def export_baseline(
     root = Path(runs_root) if runs_root is not None else None
     eval_name = str(frame["eval"].iloc[0]) if "eval" in frame else ""
     runs: list[dict[str, Any]] = []
-    for run_id, run_df in frame.groupby("run_id", sort=False):
+    for run_id, run_df in frame.groupby("run_id", sort=False, observed=True):
         first = run_df.iloc[0]
         run_dir = None if compact or root is None else _find_run_dir(root, eval_name, str(run_id))
         samples = []
-        for case_id, case_df in run_df.groupby("case_id", sort=False):
+        for case_id, case_df in run_df.groupby("case_id", sort=False, observed=True):
             head = case_df.iloc[0]
             sample: dict[str, Any] = {"case_id": str(case_id)}
             sample.update({c: _json_value(head[c]) for c in sample_cols})

@@ -59,20 +59,23 @@ def build_leaderboard(
     usable = cases[cases["verdict"] != "errored"]
     metric = "composite"
     comp = usable.pivot_table(
-        index="case_id", columns="condition_id", values="composite_mean", aggfunc="first"
+        index="case_id", columns="condition_id", values="composite_mean", aggfunc="first",
+        observed=True,
     ).reindex(columns=cids)
     if comp.dropna(axis=0, how="any").empty:
         # No composite anywhere (e.g. a judge without score range): rank by pass rate.
         metric = "pass_rate"
         comp = usable.pivot_table(
-            index="case_id", columns="condition_id", values="pass_rate", aggfunc="first"
+            index="case_id", columns="condition_id", values="pass_rate", aggfunc="first",
+        observed=True,
         ).reindex(columns=cids)
     complete = comp.dropna(axis=0, how="any")
     excluded = sorted(set(cases["case_id"].astype(str)) - set(complete.index.astype(str)))
-    costs = cases.groupby("condition_id")["cost_usd"].mean()
-    lats = cases.groupby("condition_id")["latency_s"].mean()
+    costs = cases.groupby("condition_id", observed=True)["cost_usd"].mean()
+    lats = cases.groupby("condition_id", observed=True)["latency_s"].mean()
     rates = usable.pivot_table(
-        index="case_id", columns="condition_id", values="pass_rate", aggfunc="first"
+        index="case_id", columns="condition_id", values="pass_rate", aggfunc="first",
+        observed=True,
     ).reindex(index=complete.index, columns=cids)
     rows = []
     for _, r in conds.iterrows():
@@ -148,7 +151,7 @@ def _leader_diffs(rows: list[dict[str, Any]], complete: pd.DataFrame, alpha: flo
 def saturation(cases: pd.DataFrame, cids: list[str]) -> dict[str, Any]:
     """Cases every condition passed / every condition failed (errored anywhere: neither)."""
     verdicts = cases.pivot_table(
-        index="case_id", columns="condition_id", values="verdict", aggfunc="first"
+        index="case_id", columns="condition_id", values="verdict", aggfunc="first", observed=True
     ).reindex(columns=cids)
     full = verdicts.dropna(axis=0, how="any")
     solved = sorted(str(c) for c in full.index[(full == "passed").all(axis=1).to_numpy()])
