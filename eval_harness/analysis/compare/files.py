@@ -23,6 +23,7 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from eval_harness.analysis.compare.rows import CaseRows
 from eval_harness.jsonfile import json_text, write_text_atomic
 
 SUMMARY = "comparisons.json"
@@ -63,10 +64,15 @@ def _row_lines(doc: Mapping[str, Any]) -> Iterator[str]:
     a comparison's head fields are encoded once and put in front of each row's own
     (the same text as encoding the merged row, asserted in the tests)."""
     dumps = json.JSONEncoder(separators=(",", ":"), default=str, allow_nan=False).encode
+    blocks: dict[int, list[str | None]] = {}  # side block texts, for this write only
     for i, rec in enumerate(doc.get("comparisons") or []):
         head = _head(i, rec)
         prefix = dumps(head)[:-1]  # '{"comparison":0,...,"candidate_id":"x"'
-        for row in rec.get("cases") or []:
+        rows = rec.get("cases") or []
+        if isinstance(rows, CaseRows):  # columns: encoded without building the dicts
+            yield from rows.json_lines(prefix, dumps, blocks)
+            continue
+        for row in rows:
             if not row or any(k in row for k in _ROW_KEYS):  # rare: merge as documented
                 yield dumps({**head, **row}) + "\n"
             else:

@@ -17,7 +17,7 @@ compared cases add ``pass_rate_diff``, ``fisher_p``, ``composite_diff``, ``regre
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, overload
 
 import numpy as np
@@ -90,6 +90,33 @@ class CaseRows(Sequence[dict[str, Any]]):
     def __iter__(self) -> Iterator[dict[str, Any]]:
         return (self._row(i) for i in range(len(self)))
 
+    def json_lines(self, prefix: str, encode: Callable[[Any], str],
+                   blocks: dict[int, list[str | None]]) -> Iterator[str]:
+        """Each row as ``prefix + "," + <the row's JSON members> + "}\n"`` — the text
+        ``encode({**head, **row})`` gives when ``prefix`` is ``encode(head)[:-1]`` and
+        ``encode`` is a compact ``JSONEncoder.encode`` (asserted in the tests) — built
+        from the columns without making the row dicts. Values are encoded once per
+        distinct object (they are shared, see ``sides.floats_or_none``); a side block's
+        text once per (side, case) and kept in ``blocks`` (the caller's cache, shared by
+        the comparisons a side takes part in)."""
+        head = prefix + ',"case_id":'
+        ref, cand = _block_texts(self._ref, encode, blocks), _block_texts(self._cand, encode,
+                                                                          blocks)
+        status, reasons = _texts(self._status, encode), _texts(
+            [r or None for r in self._reasons], encode)
+        compared = [_texts(v, encode) for v in self._compared]
+        names = [f',"{name}":' for name in _COMPARED]
+        for i in range(len(self._ids)):
+            p_r, p_c, s = self._pos_r[i], self._pos_c[i], self._slot[i]
+            parts = [head, encode(self._ids[i]), ',"status":', status[i], ',"reason":',
+                     reasons[i], ',"reference":', _block(ref, p_r, self._ref, encode),
+                     ',"candidate":', _block(cand, p_c, self._cand, encode)]
+            if s >= 0:
+                for name, texts in zip(names, compared, strict=True):
+                    parts += (name, texts[s])
+            parts.append("}\n")
+            yield "".join(parts)
+
     def __eq__(self, other: object) -> bool:
         if isinstance(other, CaseRows | list | tuple):
             return len(self) == len(other) and all(
@@ -100,6 +127,37 @@ class CaseRows(Sequence[dict[str, Any]]):
 
     def __repr__(self) -> str:
         return f"CaseRows({len(self)} rows)"
+
+
+def _texts(values: list[Any], encode: Callable[[Any], str]) -> list[str]:
+    """``encode(v)`` of each value, once per distinct object."""
+    memo: dict[int, str] = {}
+    out = []
+    for v in values:
+        text = memo.get(id(v))
+        if text is None:
+            text = memo[id(v)] = encode(v)
+        out.append(text)
+    return out
+
+
+def _block_texts(side: SideTable, encode: Callable[[Any], str],
+                 cache: dict[int, list[str | None]]) -> list[str | None]:
+    """The cache's list of block texts of ``side`` (filled on use)."""
+    texts = cache.get(id(side))
+    if texts is None:
+        texts = cache[id(side)] = [None] * len(side.blocks)
+    return texts
+
+
+def _block(texts: list[str | None], pos: int, side: SideTable,
+           encode: Callable[[Any], str]) -> str:
+    if pos < 0:
+        return "null"
+    text = texts[pos]
+    if text is None:
+        text = texts[pos] = encode(side.block(pos))
+    return text
 
 
 def plain_comparisons(doc: Mapping[str, Any]) -> dict[str, Any]:

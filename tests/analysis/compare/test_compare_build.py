@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pandas as pd
 import pytest
 
 from eval_harness.analysis.compare.build import build_comparisons, parse_reference, select_reference
+from eval_harness.analysis.compare.files import write_comparisons
 from eval_harness.analysis.compare.gate import gate
 from eval_harness.analysis.compare.rows import plain_comparisons
 from eval_harness.errors import AnalysisError, UsageError
@@ -217,3 +219,22 @@ def test_row_columns_give_the_same_rows_as_plain_lists(make_frame: Builder) -> N
         assert rows[0] == p["cases"][0]
         with pytest.raises(IndexError):
             rows[len(rows)]
+
+
+def test_rows_file_from_columns_is_byte_identical(make_frame: Builder, tmp_path: Path) -> None:
+    # comparisons.cases.jsonl written from CaseRows (encoded from the columns) and from
+    # the plain row dicts: the same bytes, for every status, missing sides, NaN
+    # composites and ids that need escaping
+    frame = make_frame({("m1",): {"a": [1, 0], "b": [1, 1], "c": [0, 0], "é\n\"q\"": [0.5, 1]},
+                        ("m2",): {"a": [0, 0], "b": [1, None], "d": [1, 1], "é\n\"q\"": [1, 1]},
+                        ("m3",): {"a": [None, None], "b": [0, 1], "c": [0.25, 0.75]}},
+                       case_hash={"c": "h-c"})
+    plain = build_comparisons(frame)
+    columns = build_comparisons(frame, row_columns=True)
+    write_comparisons(tmp_path / "plain", plain)
+    write_comparisons(tmp_path / "columns", columns)
+    for name in ("comparisons.json", "comparisons.cases.jsonl"):
+        assert (tmp_path / "columns" / name).read_bytes() == (tmp_path / "plain" / name).read_bytes()
+    statuses = {json.loads(line)["status"] for line in
+                (tmp_path / "plain" / "comparisons.cases.jsonl").read_text().splitlines()}
+    assert {"compared", "new", "removed", "errored"} <= statuses
