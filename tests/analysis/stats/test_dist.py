@@ -71,17 +71,22 @@ def test_shapes_and_types_follow_scipy() -> None:
 
 
 def test_textbook_values() -> None:
-    # R 4.4: print(qt(0.975, 10), digits = 16) → 2.228138851986274
+    # R 4.2.2 (Debian): print(qt(0.975, 10), digits = 16) → 2.228138851986274
     assert t_ppf(0.975, 10) == pytest.approx(2.228138851986274, rel=1e-15)
     # R: print(qnorm(0.975), digits = 16) → 1.959963984540054
     assert norm_ppf(0.975) == pytest.approx(1.959963984540054, rel=1e-15)
-    # R: pf(4, 2, 10, lower.tail = FALSE) → 0.05292215; for dfn = 2 the tail is closed-form,
+    # R: print(pf(4, 2, 10, lower.tail = FALSE), digits = 16) → 0.05292214940134465; for
+    # dfn = 2 the tail is closed-form,
     # (1 + dfn·x/dfd)^(−dfd/2) = 1.8^−5 = 0.052922149401344...
     assert f_sf(4, 2, 10) == pytest.approx(1.8 ** -5, rel=1e-14)
-    # Cauchy (df = 1): R pt(1, 1, lower.tail = FALSE) = 0.25, qt(0.75, 1) = 1
+    assert f_sf(4, 2, 10) == pytest.approx(0.05292214940134465, rel=1e-15)
+    # Cauchy (df = 1): R pt(1, 1, lower.tail = FALSE) → 0.2499999999999998 (exact 0.25),
+    # qt(0.75, 1) → 1
     assert t_sf(1.0, 1) == pytest.approx(0.25, rel=1e-15)
     assert t_ppf(0.75, 1) == pytest.approx(1.0, rel=1e-15)
-    # df = 2: P(T > x) = ½ − x / (2·√(2 + x²)); x = 1 → ½ − 1/(2√3)
+    # df = 2: P(T > x) = ½ − x / (2·√(2 + x²)); x = 1 → ½ − 1/(2√3);
+    # R: print(pt(1, 2, lower.tail = FALSE), digits = 16) → 0.2113248654051871
     assert t_sf(1.0, 2) == pytest.approx(0.5 - 1 / (2 * math.sqrt(3)), rel=1e-14)
+    assert t_sf(1.0, 2) == pytest.approx(0.2113248654051871, rel=1e-15)
     # two-sided p of t = 2.228138851986274 on 10 df is 0.05 (round trip)
     assert 2 * t_sf(2.228138851986274, 10) == pytest.approx(0.05, rel=1e-12)
