@@ -239,7 +239,10 @@ def marginal_means(
     if data.empty:
         return out
     per_case = data.groupby(keys, sort=False, observed=True)["composite_mean"].mean()
-    for key, sub in per_case.groupby(level=list(range(len(by))), sort=False, observed=True):
+    # one factor: a scalar level (pandas 2.x warns on a length-1 list; keys are
+    # scalars under 2.x and 3.x alike then, tuples otherwise — key_t covers both)
+    level: int | list[int] = 0 if len(by) == 1 else list(range(len(by)))
+    for key, sub in per_case.groupby(level=level, sort=False, observed=True):
         key_t = key if isinstance(key, tuple) else (key,)
         mean, ci = mean_ci(sub.to_numpy(dtype=float))
         levels = {f: _plain(cells.uniques[f][int(code)]) for f, code in zip(by, key_t, strict=True)}

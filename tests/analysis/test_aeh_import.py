@@ -69,7 +69,7 @@ def test_run_without_condition_json_takes_the_model_from_run_result(tmp_path: Pa
     assert run["levels"] == {"model": "m-a"}
     df = load_runs(tmp_path)
     assert df.attrs["factors"] == ["model"]
-    comp = df[df["judge"] == "composite"].groupby("model")["value"].mean()
+    comp = df[df["judge"] == "composite"].groupby("model", observed=True)["value"].mean()
     assert comp.to_dict() == pytest.approx({"m-a": 0.25, "m-b": 0.5})  # (v-1)/4
 
 

@@ -70,7 +70,8 @@ def test_aeh_fixture_without_config_is_scored_by_its_rule(tmp_path: Path) -> Non
     assert df.attrs["factors"] == ["model", "context"]
     assert df.attrs["formats"] == ["agent-eval-harness"]
     assert len(df) == 2 * 4 * 3
-    wide = df.pivot_table(index=["context", "case_id"], columns="judge", values="value")
+    wide = df.pivot_table(index=["context", "case_id"], columns="judge", values="value",
+                          observed=True)
     # agent-eval-harness: boolean gates, numbers over its default 1-5 scale
     expected = np.where(wide["tests_pass"] == 1.0, (wide["solution_quality"] - 1) / 4, 0.0)
     np.testing.assert_allclose(wide["composite"], expected)
@@ -83,7 +84,8 @@ def test_aeh_fixture_without_config_is_scored_by_its_rule(tmp_path: Path) -> Non
 
 def test_aeh_fixture_with_config_gates_on_tests_pass() -> None:
     df = load_runs(AEH, judge_specs=AEH_SPECS)
-    wide = df.pivot_table(index=["context", "case_id"], columns="judge", values="value")
+    wide = df.pivot_table(index=["context", "case_id"], columns="judge", values="value",
+                          observed=True)
     expected = np.where(wide["tests_pass"] == 1.0, (wide["solution_quality"] - 1) / 4, 0.0)
     np.testing.assert_allclose(wide["composite"], expected)
 
@@ -91,7 +93,8 @@ def test_aeh_fixture_with_config_gates_on_tests_pass() -> None:
 def test_a_weighted_gate_also_enters_the_mean_as_the_judges_stage_does() -> None:
     specs = {"tests_pass": {"gate": True}, "solution_quality": {"score_range": [1, 5], "weight": 3}}
     df = load_runs(AEH, judge_specs=specs)
-    wide = df.pivot_table(index=["context", "case_id"], columns="judge", values="value")
+    wide = df.pivot_table(index=["context", "case_id"], columns="judge", values="value",
+                          observed=True)
     sq = (wide["solution_quality"] - 1) / 4
     expected = np.where(wide["tests_pass"] == 1.0, (1.0 + 3 * sq) / 4, 0.0)
     np.testing.assert_allclose(wide["composite"], expected)
@@ -174,7 +177,8 @@ def test_composite_formed_from_record_fields_when_missing(tmp_path: Path) -> Non
     root = _native(tmp_path, with_composite=False, gates=["ok"])
     df = load_runs(root)
     wide = df[~df["errored"] | (df["judge"] == "composite")].pivot_table(
-        index=["model", "effort", "case_id", "replication"], columns="judge", values="value")
+        index=["model", "effort", "case_id", "replication"], columns="judge", values="value",
+        observed=True)
     wide = wide.dropna(subset=["q"])
     expected = np.where(wide["ok"] == 1.0, (1.0 + (wide["q"] - 1) / 4) / 2, 0.0)
     np.testing.assert_allclose(wide["composite"], expected)
@@ -287,7 +291,7 @@ def test_a_malformed_record_is_skipped_whole_and_named(tmp_path: Path, bad: dict
     notes = [i["detail"] for i in df.attrs["issues"] if i["kind"] == "unreadable_record"]
     assert len(notes) == 1 and "malformed record" in notes[0] and str(path.parent.parent.parent) in notes[0]
     assert len(df) == 46 - 3  # that sample's rows only; every column still lines up
-    assert df.groupby(["run_id", "case_id", "replication"]).ngroups == 15
+    assert df.groupby(["run_id", "case_id", "replication"], observed=True).ngroups == 15
 
 
 def test_unreadable_aeh_summary_leaves_that_run_out(tmp_path: Path) -> None:

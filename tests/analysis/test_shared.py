@@ -25,6 +25,6 @@ def test_loader_attrs_survive_filtering_and_grouping_without_copies(tmp_path: Pa
     assert isinstance(frame.attrs["issues"], SharedList)
     sub = frame[frame["judge"] == "composite"]
     assert sub.attrs["case_tags"] is tags  # shared: no per-operation deep copy
-    for _, group in sub.groupby("condition_id"):
+    for _, group in sub.groupby("condition_id", observed=True):
         assert group.attrs["case_tags"] is tags
         break

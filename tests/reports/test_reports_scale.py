@@ -176,9 +176,10 @@ def _marginal_reference(cases: pd.DataFrame, frame: pd.DataFrame,
     conds = condition_table(frame)[["condition_id", *sm.factors_of(frame)]]
     merged = cases.merge(conds, on="condition_id", how="left")
     merged = merged[merged["verdict"] != "errored"]
-    per_case = merged.groupby([*by, "case_id"], sort=False)["composite_mean"].mean()
+    per_case = merged.groupby([*by, "case_id"], sort=False, observed=True)["composite_mean"].mean()
     out = []
-    for key, sub in per_case.groupby(level=list(range(len(by))), sort=False):
+    level: int | list[int] = 0 if len(by) == 1 else list(range(len(by)))
+    for key, sub in per_case.groupby(level=level, sort=False, observed=True):
         key_t = key if isinstance(key, tuple) else (key,)
         mean, ci = sm.mean_ci(sub.to_numpy(dtype=float))
         out.append({"levels": dict(zip(by, key_t, strict=True)), "mean": mean, "ci": ci})
