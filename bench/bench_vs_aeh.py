@@ -47,10 +47,10 @@ so the ratio is conservative. Multi-factor designs there are a statsmodels Mixed
 (treatment coding), not an F test, so only the condition means and per-case values are
 compared (see docs/migrating-from-agent-eval-harness.md).
 
-Both sides in one run of this script (quiet machine, load 0.4; CPU s / wall s / peak
-RSS, ours then agent-eval-harness's, ratio of CPU): 4x1000x1 2.4 / 2.2 / 189 MiB vs
-5.1 / 5.3 / 208 MiB, 2.1x; 16x5000x1 7.5 / 6.3 / 298 MiB vs 54.9 / 54.1 / 337 MiB, 7.4x;
-16x5000x3 12.4 / 9.8 / 379 MiB vs 148.6 / 148.1 / 418 MiB, 12.0x (docs/performance.md).
+Both sides in one run of this script (quiet machine, load 0.8; CPU s / wall s / peak
+RSS, ours then agent-eval-harness's, ratio of CPU): 4x1000x1 2.6 / 2.4 / 190 MiB vs
+5.1 / 5.3 / 208 MiB, 2.0x; 16x5000x1 7.0 / 5.9 / 299 MiB vs 56.0 / 54.9 / 338 MiB, 8.0x;
+16x5000x3 12.2 / 9.4 / 379 MiB vs 153.3 / 152.0 / 418 MiB, 12.5x (docs/performance.md).
 The two tools' condition means agree to 1e-16 and their per-case values exactly at all
 three sizes (and 4x200x3), and F agrees where it computes one (one factor).
 
