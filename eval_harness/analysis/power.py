@@ -200,7 +200,7 @@ def variance_from_frame(frame: pd.DataFrame, judge: str = "composite") -> PowerP
     if "errored" in df:
         df = df[~df["errored"].astype(bool)]
     if "case_status" in df:
-        df = df[df["case_status"].astype(str) != "errored"]
+        df = df[(df["case_status"] != "errored").to_numpy(dtype=bool)]
     df = df[np.isfinite(pd.to_numeric(df["value"], errors="coerce"))]
     y = pd.to_numeric(df["value"], errors="coerce")
     cells = df.assign(y=y).groupby(["case_id", "condition_id"], observed=True)["y"]

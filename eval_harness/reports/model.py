@@ -260,7 +260,8 @@ def build_report(
     for c in conditions:
         c["short_label"] = fmt.compact_label(c.get("levels"), display, c["condition_id"][:6])
     usable = sm.usable_cells(cases, frame, conds)  # one merge for every marginal mean
-    evals = sorted(frame["eval"].astype(str).unique()) if "eval" in frame.columns else []
+    # unique() before str(): no text copy of every row (the column is a categorical)
+    evals = sorted({str(e) for e in frame["eval"].unique()}) if "eval" in frame.columns else []
     return {
         "schema_version": SCHEMA_VERSION,
         "kind": KIND,

@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from eval_harness.reports import fmt
@@ -114,6 +115,15 @@ def omitted_note(n_cases: int, shown: int) -> str:
             "report.json's case_grid, or report.cases.jsonl when the grid is large")
 
 
+def _text_isin(column: pd.Series, wanted: set[str]) -> np.ndarray:
+    """``column.astype(str).isin(wanted)`` without a text copy of every row: a categorical
+    is tested once per category."""
+    if isinstance(column.dtype, pd.CategoricalDtype):
+        hit = np.array([str(c) in wanted for c in column.cat.categories] + [False], dtype=bool)
+        return hit[column.cat.codes.to_numpy()]  # code -1 (missing) reads the False slot
+    return column.astype(str).isin(wanted).to_numpy(dtype=bool)
+
+
 def drilldown_html(report: Mapping[str, Any], frame: pd.DataFrame,
                    runs_root: Path | Sequence[Path] | None) -> str:
     """The drill-down section body (``not available`` without run directories)."""
@@ -137,7 +147,7 @@ def drilldown_html(report: Mapping[str, Any], frame: pd.DataFrame,
     by_key: dict[tuple[str, str], list[tuple[int, str]]] = {}
     if shown:
         cols = ["case_id", "condition_id", "replication", "run_id"]
-        pick = frame["case_id"].astype(str).isin([str(c["case_id"]) for c in shown])
+        pick = _text_isin(frame["case_id"], {str(c["case_id"]) for c in shown})
         samples = frame.loc[pick, cols].drop_duplicates().sort_values(["replication", "run_id"])
         for cid, cond, rep, rid in zip(*(samples[c].tolist() for c in cols), strict=True):
             if str(rid) in with_cases:
