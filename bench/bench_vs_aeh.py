@@ -47,10 +47,10 @@ so the ratio is conservative. Multi-factor designs there are a statsmodels Mixed
 (treatment coding), not an F test, so only the condition means and per-case values are
 compared (see docs/migrating-from-agent-eval-harness.md).
 
-Both sides in one run of this script (quiet machine, load 0.8; CPU s / wall s / peak
-RSS, ours then agent-eval-harness's, ratio of CPU): 4x1000x1 2.6 / 2.4 / 190 MiB vs
-5.1 / 5.3 / 208 MiB, 2.0x; 16x5000x1 7.0 / 5.9 / 299 MiB vs 56.0 / 54.9 / 338 MiB, 8.0x;
-16x5000x3 12.2 / 9.4 / 379 MiB vs 153.3 / 152.0 / 418 MiB, 12.5x (docs/performance.md).
+Both sides in one run of this script (quiet machine, load 0.9; CPU s / wall s / peak
+RSS, ours then agent-eval-harness's, ratio of CPU): 4x1000x1 2.7 / 2.5 / 191 MiB vs
+5.2 / 5.0 / 206 MiB, 1.9x; 16x5000x1 7.4 / 6.3 / 305 MiB vs 56.9 / 55.8 / 336 MiB, 7.7x;
+16x5000x3 12.5 / 9.6 / 354 MiB vs 151.6 / 150.4 / 420 MiB, 12.2x (docs/performance.md).
 The two tools' condition means agree to 1e-16 and their per-case values exactly at all
 three sizes (and 4x200x3), and F agrees where it computes one (one factor).
 
