@@ -189,8 +189,8 @@ def compute_analysis(
     rule = VerdictRule(pass_mark=opts["pass_mark"]) if opts["pass_mark"] is not None else None
     reference = parse_reference(args.reference) if args.reference else None
     baseline = load_baseline(args.baseline) if args.baseline else None
+    malloc.trim()  # after each large phase: its freed transients leave the resident set
     # verdict tables built once, shared by comparisons, leaderboard and reports
-    malloc.trim()
     with phase("verdicts"):
         tables = verdict_tables(frame, rule)
     malloc.trim()

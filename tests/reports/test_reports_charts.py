@@ -106,10 +106,16 @@ def test_heatmap_annotates_small_grids_and_sorts_rows(report: dict[str, Any]) ->
     assert "model" in texts and "prompt" in texts
 
 
-def test_heatmap_leaves_big_grids_unannotated(report: dict[str, Any]) -> None:
+def _with_cases(report: dict[str, Any], n: int) -> dict[str, Any]:
+    """A copy of ``report`` whose case grid is ``n`` copies of its first case."""
     rep = copy.deepcopy(report)
     row = rep["case_grid"]["cases"][0]
-    rep["case_grid"]["cases"] = [{**row, "case_id": f"x{i:02d}"} for i in range(45)]
+    rep["case_grid"]["cases"] = [{**row, "case_id": f"x{i:02d}"} for i in range(n)]
+    return rep
+
+
+def test_heatmap_leaves_big_grids_unannotated(report: dict[str, Any]) -> None:
+    rep = _with_cases(report, 45)
     chart = heatmap_chart(rep)
     assert chart is not None
     assert not any(re.fullmatch(r"\d+/\d+.*", t) for t in _texts(chart.svg))
@@ -192,9 +198,7 @@ def test_means_chart_without_a_reference_has_no_legend(report: dict[str, Any]) -
 def test_heatmap_embeds_one_pixel_per_cell(report: dict[str, Any]) -> None:
     # unsampled (interpolation "none"): the image is the grid itself, scaled by the SVG
     # transform, not a raster at figure size (tens of MB of RGBA while rendering)
-    rep = copy.deepcopy(report)
-    row = rep["case_grid"]["cases"][0]
-    rep["case_grid"]["cases"] = [{**row, "case_id": f"x{i:02d}"} for i in range(45)]
+    rep = _with_cases(report, 45)
     chart = heatmap_chart(rep)
     assert chart is not None
     n_cond = len(rep["case_grid"]["condition_ids"])

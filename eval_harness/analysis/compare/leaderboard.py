@@ -67,7 +67,7 @@ def build_leaderboard(
         metric = "pass_rate"
         comp = usable.pivot_table(
             index="case_id", columns="condition_id", values="pass_rate", aggfunc="first",
-        observed=True,
+            observed=True,
         ).reindex(columns=cids)
     complete = comp.dropna(axis=0, how="any")
     excluded = sorted(set(cases["case_id"].astype(str)) - set(complete.index.astype(str)))
