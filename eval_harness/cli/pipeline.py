@@ -260,10 +260,21 @@ def compute_analysis(
         out.failures.append(f"threshold failed: {t.get('target')} {t.get('metric')} = {shown}, "
                             f"needs >= {t.get('threshold')} ({levels})")
     if args.fail_on_regression:
-        bad, reasons = gate(comparisons, True, args.significant_only)
+        bad, reasons = gate(comparisons, True, rule=gate_rule(args), alpha=opts["alpha"])
         if bad:
             out.failures += [f"regression: {reason}" for reason in reasons]
     return out
+
+
+def gate_rule(args: argparse.Namespace) -> str:
+    """``--gate`` (``--significant-only`` is the older spelling of ``--gate cases``)."""
+    chosen = getattr(args, "gate", None)
+    if getattr(args, "significant_only", False):
+        if chosen not in (None, "cases"):
+            raise UsageError(f"--significant-only means --gate cases, not --gate {chosen}",
+                             hint="pass only --gate")
+        return "cases"
+    return chosen or "overall"
 
 
 def _export_note(path: Path, doc: dict[str, Any]) -> str:
