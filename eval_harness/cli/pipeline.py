@@ -58,6 +58,17 @@ def _pass_mark(loaded: LoadedConfig | None) -> float | None:
     return None
 
 
+def _gate_judges(loaded: LoadedConfig | None) -> tuple[str, ...]:
+    """The config's boolean gate judges (``gate: true`` and ``composite.gates``)."""
+    if loaded is None:
+        return ()
+    cfg = loaded.config
+    names = [j.name for j in cfg.judges or [] if getattr(j, "gate", False)]
+    comp = getattr(cfg, "composite", None)
+    names += [g for g in (getattr(comp, "gates", None) or []) if g not in names]
+    return tuple(names)
+
+
 def _factor_levels(loaded: LoadedConfig | None) -> dict[str, list[Any]] | None:
     if loaded is None or loaded.config.matrix is None:
         return None
@@ -186,7 +197,9 @@ def compute_analysis(
     from eval_harness.analysis.aeh_export import aeh_fields
 
     anova = aeh_fields(anova, frame)  # what agent-eval-harness's consumers read, beside ours
-    rule = VerdictRule(pass_mark=opts["pass_mark"]) if opts["pass_mark"] is not None else None
+    # one pass rule for comparisons, leaderboard, thresholds, reports and the gate
+    rule = VerdictRule(pass_mark=0.5 if opts["pass_mark"] is None else opts["pass_mark"],
+                       gates=_gate_judges(loaded))
     reference = parse_reference(args.reference) if args.reference else None
     baseline = load_baseline(args.baseline) if args.baseline else None
     malloc.trim()  # after each large phase: its freed transients leave the resident set
@@ -206,7 +219,7 @@ def compute_analysis(
     if loaded is not None:
         from eval_harness.judges.thresholds import evaluate_thresholds
 
-        thresholds = evaluate_thresholds(frame, loaded.config)
+        thresholds = evaluate_thresholds(frame, loaded.config, samples=tables[0])
     pairwise = _pairwise(exp, eval_dir, paths)
     with phase("anova.json"):
         _write_json(out_dir / "anova.json", anova)
@@ -221,8 +234,8 @@ def compute_analysis(
     from eval_harness.reports.model import build_report
     from eval_harness.reports.writer import now_iso, write_reports
 
-    # the report model is built once, for the files and the console; reports use the
-    # default verdict rule (reuse the tables only when the configured rule is that one)
+    # the report model is built once, for the files and the console, from the same
+    # verdict tables (the configured pass rule) as the comparisons
     written: dict[str, Path] = {}
     report = None
     if not getattr(args, "no_report", False):
@@ -230,7 +243,7 @@ def compute_analysis(
             report = build_report(anova=anova, frame=frame, comparisons=comparisons,
                                   leaderboard=leaderboard, thresholds=thresholds,
                                   pairwise=pairwise, generated_at=now_iso(),
-                                  tables=tables if rule in (None, VerdictRule()) else None)
+                                  tables=tables)
         written = write_reports(out_dir, anova=anova, frame=frame, comparisons=comparisons,
                                 leaderboard=leaderboard, thresholds=thresholds,
                                 pairwise=pairwise, runs_root=list(paths), report=report)

@@ -113,12 +113,12 @@ def gate(
     level = float(alpha if alpha is not None else comparisons.get("alpha", 0.05))
     gated = gated_comparisons(comparisons)
     tests = _tests(gated, rule == "cases")
-    adjusted = adjust_pvalues([t.p for t in tests], "holm") if tests else []
+    adjusted = [float(a) for a in adjust_pvalues([t.p for t in tests], "holm")] if tests else []
     reasons: list[str] = []
     family = f"Holm over {sum(math.isfinite(t.p) for t in tests)} test(s)"
     for i, comp in enumerate(gated):
         label = _label(comp)
-        mine = [(t, float(a)) for t, a in zip(tests, adjusted, strict=True) if t.comp == i]
+        mine = [(t, a) for t, a in zip(tests, adjusted, strict=True) if t.comp == i]
         worse = [t.case_id for t, a in mine if t.case_id and t.drop and a < level]
         if worse:
             reasons.append(f"{label}: {len(worse)} case(s) significantly worse (Fisher exact "
