@@ -159,6 +159,13 @@ def compute_analysis(
         frame = load_runs(list(paths), judge_specs=loaded.config if loaded else None,
                           factor_levels=_factor_levels(loaded))
     malloc.trim()  # the loader's transients (parsed chunks, codes) are gone now
+    from eval_harness.analysis.configured import restrict_to_configured
+
+    frame, excluded_conditions = restrict_to_configured(frame, _factor_levels(loaded))
+    if excluded_conditions:
+        print(f"note: {len(excluded_conditions)} condition(s) in the runs are not in the "
+              "configured matrix (a level renamed or removed): left out, listed in "
+              "anova.json excluded_conditions", file=sys.stderr)
     if frame.empty:
         raise AnalysisError(f"no runs with recorded levels under {', '.join(map(str, paths))}",
                             hint="point --analyze-only at runs/<eval>/")
@@ -194,6 +201,7 @@ def compute_analysis(
     for note in anova.get("notes", []):
         if note.startswith("method auto → "):  # the automatic choice is printed, not only recorded
             print(f"note: {note}", file=sys.stderr)
+    anova["excluded_conditions"] = excluded_conditions
     from eval_harness.analysis.aeh_export import aeh_fields
 
     anova = aeh_fields(anova, frame)  # what agent-eval-harness's consumers read, beside ours
