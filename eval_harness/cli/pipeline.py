@@ -176,6 +176,9 @@ def compute_analysis(
         _export_parquet(frame, args.export_parquet)
     failures = find_failures(frame, paths)
     _print_failures(failures)
+    dropped: list[str] = []
+    if failures.dead_judges and getattr(args, "allow_errored_judges", False):
+        frame, dropped = _drop_dead_judges(frame, failures, loaded)
     if not failures.scored:  # a valid (empty) anova.json, and reports saying why
         empty = build_anova(frame, method=opts["method"], correction=opts["correction"],
                             alpha=opts["alpha"], per_judge=False,
@@ -202,6 +205,9 @@ def compute_analysis(
         if note.startswith("method auto → "):  # the automatic choice is printed, not only recorded
             print(f"note: {note}", file=sys.stderr)
     anova["excluded_conditions"] = excluded_conditions
+    anova["dropped_judges"] = [{"judge": j, "reason": "errored on every sample "
+                                "(--allow-errored-judges): left out of the composite, the "
+                                "other weights renormalised"} for j in dropped]
     from eval_harness.analysis.aeh_export import aeh_fields
 
     anova = aeh_fields(anova, frame)  # what agent-eval-harness's consumers read, beside ours
@@ -287,6 +293,26 @@ def compute_analysis(
     return out
 
 
+def _drop_dead_judges(frame: Any, failures: Any,
+                      loaded: LoadedConfig | None) -> tuple[Any, list[str]]:
+    """``--allow-errored-judges``: the composite without the judges that errored on every
+    sample (analysis.recompose), said on stderr."""
+    from eval_harness.analysis.composite import coerce_judge_specs
+    from eval_harness.analysis.recompose import drop_from_composite
+
+    dead = sorted(failures.dead_judges)
+    if loaded is not None and loaded.config.reward is not None:
+        print(f"note: judge(s) {', '.join(dead)} errored on every sample; the `reward` "
+              "block's composite is kept as recorded", file=sys.stderr)
+        return frame, []
+    specs = coerce_judge_specs(loaded.config if loaded else None)
+    out = drop_from_composite(frame, dead, specs)
+    print(f"note: judge(s) {', '.join(f'`{j}`' for j in dead)} errored on every sample: "
+          "dropped from the composite (--allow-errored-judges; the other judges' weights "
+          "renormalised)", file=sys.stderr)
+    return out, dead
+
+
 def gate_rule(args: argparse.Namespace) -> str:
     """``--gate`` (``--significant-only`` is the older spelling of ``--gate cases``)."""
     chosen = getattr(args, "gate", None)
@@ -331,10 +357,11 @@ def run_analysis(
         print(line, file=sys.stderr)
     if out.errored_judges and not getattr(args, "allow_errored_judges", False):
         names = ", ".join(f"`{j}`" for j in out.errored_judges)
-        raise NoUsableResults(f"judge(s) {names} errored on every sample (reasons above); "
-                              "reports were written without them",
+        raise NoUsableResults(f"judge(s) {names} errored on every sample (reasons above), "
+                              "so every composite that includes them is errored",
                               hint="fix the judge, then `--rescore`; or pass "
-                                   "--allow-errored-judges to accept")
+                                   "--allow-errored-judges to drop it from the composite "
+                                   "(the other weights renormalised) and analyse the rest")
     return out.exit_code
 
 
