@@ -39,6 +39,8 @@ def _terms(anova: Mapping[str, Any]) -> list[dict[str, Any]]:
                 "p_raw": t.get("p_raw"),
                 "p_adjusted": t.get("p_adjusted"),
                 "partial_eta_sq": t.get("partial_eta_sq"),
+                "partial_eta_sq_error": t.get("partial_eta_sq_error"),
+                "ges": t.get("ges"),
                 "significant": t.get("significant"),
             }
         )
