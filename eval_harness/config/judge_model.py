@@ -35,6 +35,10 @@ class JudgeBlock(Block):
     module: str | None = Field(None, description="Python module of a function judge.")
     function: str | None = Field(None, description="Function name in `module`.")
     model: str | None = Field(None, description="Judge model `provider:model` (LLM judges).")
+    base_url: str | None = Field(None, description="LLM judges: API base URL of this judge "
+                                 "(else models.judge_base_url, else the environment).")
+    api_key: str | None = Field(None, description="LLM judges: key, as ${VAR} only (else "
+                                "models.judge_api_key, else the environment).")
     score_range: list[float] | None = Field(None, description="[lo, hi] of a numeric judge.")
     feedback_type: Literal["bool", "int", "float"] | None = Field(
         None, description="Verdict shape (agent-eval-harness): bool, or a number (int/float).")

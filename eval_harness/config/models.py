@@ -18,6 +18,10 @@ class ModelsBlock(Block):
 
     skill: str | None = Field(None, description="Model used when no `model` factor sets one.")
     judge: str | None = Field(None, description="Default LLM judge model, `provider:model`.")
+    judge_base_url: str | None = Field(None, description="Default API base URL of LLM judges "
+                                       "(else OPENAI_BASE_URL / ANTHROPIC_BASE_URL).")
+    judge_api_key: str | None = Field(None, description="Default key of LLM judges, as "
+                                      "${VAR} only (else OPENAI_API_KEY / ANTHROPIC_API_KEY).")
     subagent: str | None = Field(None, description="Default subagent model.")
 
 

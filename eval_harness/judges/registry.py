@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -31,7 +32,10 @@ def judge_model(block: JudgeBlock, cfg: EvalConfig, where: str) -> ModelRef:
     if not name:
         raise ConfigError("an LLM judge needs a model", path=where + ".model",
                           hint="set models.judge or the judge's model: openai:gpt-4.1-nano")
-    return parse_model(name)
+    ref = parse_model(name)
+    base_url = block.base_url or cfg.models.judge_base_url
+    api_key = block.api_key or cfg.models.judge_api_key
+    return replace(ref, base_url=base_url or None, api_key=api_key or None)
 
 
 def llm_settings(block: JudgeBlock, cfg: EvalConfig, where: str, policy: RetryPolicy,
