@@ -47,8 +47,9 @@ def call_with_retries(runner: Runner, request: RunRequest, retries: int, backoff
 
     def once() -> RunResult:
         nonlocal attempts
-        attempts += 1
-        return runner.run(request)
+        result = runner.run(request)
+        attempts += 1 + result.extra_attempts
+        return result
 
     def wait(state: RetryCallState) -> float:
         # exponential backoff with full-width jitter (the tenacity helper's keyword names
@@ -64,8 +65,8 @@ def call_with_retries(runner: Runner, request: RunRequest, retries: int, backoff
 
     first = runner.run(request)  # fast path: most calls succeed and need no retry machinery
     if first.failure != "transient" or retries == 0:
-        return first, 1
-    attempts = 1
+        return first, 1 + first.extra_attempts
+    attempts = 1 + first.extra_attempts
     retrying = Retrying(
         stop=stop_after_attempt(retries) | stop_when_event_set(stop),
         wait=wait,
@@ -142,7 +143,8 @@ def finish_cell_data(
         "case_id": request.case_id, "condition_id": request.condition_id,
         "replication": request.replication, "config_digest": digest, "case_hash": case_hash,
         "status": status, "reason": reason, "exit_code": result.exit_code,
-        "latency_s": result.latency_s, "cost_usd": result.cost_usd,
+        # a cache hit's latency is not this run's: kept apart, never analysed as latency
+        "latency_s": None if result.cache_hit else result.latency_s, "cost_usd": result.cost_usd,
         "tokens": result.total_tokens(), "tool_calls": result.tool_calls, "tags": tags,
         "composite": scores.composite if scores else None,
         "composite_errored": scores.composite_errored if scores else False,
@@ -151,6 +153,10 @@ def finish_cell_data(
         "run_id": run_id, "attempts": attempts, "input_tokens": result.input_tokens,
         "output_tokens": result.output_tokens, "levels": request.levels, **(extra or {}),
     }
+    if result.cost_source is not None:
+        data["cost_source"] = result.cost_source
+    if result.cache_hit:
+        data.update(cache_hit=True, cached_latency_s=result.latency_s)
     if result.notes:
         data["notes"] = list(result.notes)
     judged = dict(scores.scores) if scores else {}
