@@ -31,6 +31,17 @@ def _forget_secrets():
     redact.clear()
 
 
+@pytest.fixture(autouse=True)
+def _private_call_cache(tmp_path_factory: pytest.TempPathFactory,
+                        monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test gets its own empty model-call cache (never the user's ~/.cache): a
+    cached reply from one test cannot silence another test's stub."""
+    path = tmp_path_factory.mktemp("call-cache")
+    monkeypatch.setenv("EVAL_HARNESS_CACHE_DIR", str(path))
+    monkeypatch.delenv("EVAL_HARNESS_CACHE", raising=False)
+    return path
+
+
 @pytest.fixture
 def cli():
     """The in-process CLI runner."""

@@ -20,9 +20,10 @@ modes (default: run the matrix, then analyse and report):
   init [DIR]            write a starter eval (runs offline, no API key)
   runs RUNS             list run directories: conditions, replications, statuses
   show RUNS --case ID   one case across the conditions: answers, judge values, reasons
+  cache stats|clear     inspect or empty the model-call cache (docs/cost.md)
 
 exit codes: 0 ok; 1 threshold/regression gate failed; 2 usage/config error;
-            3 aborted on quota/auth failure; 4 nothing usable (every cell errored, or a
+            3 aborted on quota/auth failure or --max-spend reached; 4 nothing usable (every cell errored, or a
             judge errored on every sample); 70 internal error; 130 interrupted (Ctrl-C);
             143 terminated (SIGTERM)
 """
@@ -70,6 +71,9 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--seed", type=int, default=0, help="seed of the cell order (default 0)")
     g.add_argument("--no-judge-check", action="store_true", help="skip the judge models' pre-flight call")
     g.add_argument("--no-analysis", action="store_true", help="run only; do not analyse afterwards")
+    from eval_harness.cli.cost_opts import add_cost_flags
+
+    add_cost_flags(g)
 
     g = p.add_argument_group("analysis")
     g.add_argument("--analyze-only", nargs="+", metavar="DIR", help="analyse existing run directories")

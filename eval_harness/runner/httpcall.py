@@ -72,7 +72,7 @@ def classify(status: int, text: str) -> tuple[Failure, str]:
 
 #: statuses meaning "slow down": the engine's adaptive limiter halves its level on them
 RATE_LIMIT_STATUSES = (429, 529)
-_RATE_LIMITED = re.compile(r"^HTTP (%s)\b" % "|".join(map(str, RATE_LIMIT_STATUSES)))
+_RATE_LIMITED = re.compile(r"^HTTP (" + "|".join(map(str, RATE_LIMIT_STATUSES)) + r")\b")
 
 
 def is_rate_limited(failure: str, reason: str | None) -> bool:

@@ -130,9 +130,10 @@ def endpoint_of(runner: Any, request: RunRequest) -> str | None:
     if callable(build):
         return public_endpoint(build(request).url)
     cfg = getattr(runner, "config", None)
-    block = getattr(cfg, "runner", None)
-    if getattr(block, "type", None) == "http" and block.url:
-        return public_endpoint(block.url)
+    block: Any = getattr(cfg, "runner", None)
+    url = getattr(block, "url", None)
+    if getattr(block, "type", None) == "http" and url:
+        return public_endpoint(str(url))
     return None
 
 
