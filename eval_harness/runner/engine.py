@@ -317,9 +317,9 @@ class Engine:
             if rec is None:
                 self.spend.cancel()
                 continue
-            self.spend.settle(*cell_costs(rec))
-            status, cost, cid, rep = (rec["status"], rec["cost_usd"], rec["condition_id"],
-                                      rec["replication"])
+            paid, saved = cell_costs(rec)  # runner + judges; cache hits are saved, not spent
+            self.spend.settle(paid, saved)
+            status, cid, rep = rec["status"], rec["condition_id"], rec["replication"]
             entry = Entry(status, rec["config_digest"], rec["finished_at"] or "",
                           self.run_dirs[(cid, rep)].path)
             with self._lock:
@@ -327,9 +327,9 @@ class Engine:
                 summary.errored += status == "errored"
                 if status == "errored":
                     summary.reasons[" ".join(str(rec.get("reason") or "unknown").split())[:200]] += 1
-                summary.spend_usd += cost or 0.0
+                summary.spend_usd += paid or 0.0
                 self.index.add(cid, rep, rec["case_id"], entry)
-                progress.advance(errored=status == "errored", cost=cost)
+                progress.advance(errored=status == "errored", cost=paid)
 
     def execute(self) -> EngineSummary:
         """Plan and run; raise QuotaExhausted / KeyboardInterrupt after cleaning up.
