@@ -39,6 +39,7 @@ def test_cache_tokens_are_billed_at_their_rates() -> None:
     anthropic = {"input_tokens": 100, "output_tokens": 50, "cache_read_input_tokens": 1000,
                  "cache_creation_input_tokens": 200}
     cost, source = price_usage("claude-sonnet-4-5", anthropic)
+    assert source == "table:2025-11-01"
     assert cost == pytest.approx((100 * 3 + 1000 * 0.3 + 200 * 3.75 + 50 * 15) / 1e6)
     assert usage_counts({"input_tokens": 3}) is None
 
