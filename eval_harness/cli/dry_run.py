@@ -73,6 +73,15 @@ def build_summary(exp: Experiment, args: argparse.Namespace) -> dict[str, Any]:
         max_budget_usd=cfg.execution.max_budget_usd or (cfg.runner.max_budget_usd if cfg.runner else None),
         history=history, concurrency=args.concurrency,
     )
+    from eval_harness.cli.cost_estimate import table_estimate
+
+    table = table_estimate(exp, runs_dir / exp.name)
+    if table is not None:  # price table × tokens, per condition and judge (docs/cost.md)
+        cost["table"] = table
+        if args.avg_cost_per_run is None and table["complete"]:
+            cost.update(cost_usd=table["point_usd"], cost_kind="point",
+                        cost_source=f"price table {table['price_table_date']} × tokens",
+                        upper_bound_usd=table["upper_usd"])
     summary: dict[str, Any] = {
         "eval": exp.name,
         "conditions": [
