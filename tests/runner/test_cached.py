@@ -101,12 +101,13 @@ def test_two_orchestrators_share_the_cache_without_corrupting_it(tmp_path, billi
     assert [p.returncode for p in procs] == [0, 0], outs
     db = sqlite3.connect(_private_call_cache / "calls.sqlite3")
     assert db.execute("PRAGMA integrity_check").fetchone() == ("ok",)
-    # 24 cells: one runner and one judge entry each, whichever process stored it
-    assert db.execute("SELECT kind, COUNT(*) FROM calls GROUP BY kind").fetchall() == [
-        ("judge", 24), ("runner", 24)]
-    a, b = (records(tmp_path / f"r{i}" / "cost") for i in range(2))
-    assert {k: stable(r)["scores"] for k, r in a.items()} == \
-        {k: stable(r)["scores"] for k, r in b.items()}
+    # 24 cells: one runner entry each, whichever process stored it last; a cell both
+    # processes missed at once was answered twice, and both answers' verdicts are stored
+    counts = dict(db.execute("SELECT kind, COUNT(*) FROM calls GROUP BY kind").fetchall())
+    assert counts["runner"] == 24 and 24 <= counts["judge"] <= 48
+    for i in range(2):
+        recs = records(tmp_path / f"r{i}" / "cost")
+        assert len(recs) == 24 and all(r["status"] == "ok" for r in recs.values())
     before = len(billing.log)
     third = subprocess.run([*argv, "--runs-dir", str(tmp_path / "r3")], env=env,
                            capture_output=True, text=True, timeout=120)
