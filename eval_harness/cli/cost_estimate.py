@@ -58,12 +58,14 @@ def _reply_cap(cfg: EvalConfig, effort: Any) -> int | None:
 
 
 def table_estimate(exp: Experiment, eval_dir: Path) -> dict[str, Any] | None:
-    """Point and upper-bound USD per condition, per LLM judge and in total; None when the
-    runner is not an API runner (its cost is estimated from earlier runs instead)."""
+    """Point and upper-bound USD per condition, per LLM judge and in total. API runners
+    (openai, anthropic) are estimated from measured tokens, else prompt length; any other
+    runner only from tokens measured on earlier runs. None when nothing can be priced."""
     base = exp.loaded.config
-    if base.runner is None or base.runner.type not in ("openai", "anthropic"):
-        return None
+    api = base.runner is not None and base.runner.type in ("openai", "anthropic")
     by_condition, by_judge = token_means(eval_dir)
+    if not api and not by_condition and not any(j.is_llm for j in base.judges):
+        return None
     runs = len(exp.cases) * exp.replications
     conditions, unpriced = [], set()
     reply_chars: list[float] = []
@@ -72,20 +74,25 @@ def table_estimate(exp: Experiment, eval_dir: Path) -> dict[str, Any] | None:
         model = cond.model if cond.model is not None else cfg.models.skill
         cap = _reply_cap(cfg, cond.effort)
         m = by_condition.get(cond.condition_id)
-        tokens = (m and measured(m.input, m.output, m.n, cap or 0)) or from_prompt(
-            _prompt_chars(exp, cfg, cond), cap, POINT_REPLY_TOKENS)
-        reply_chars.append(tokens.output * CHARS_PER_TOKEN)
+        tokens = (m and measured(m.input, m.output, m.n, cap or 0)) or (from_prompt(
+            _prompt_chars(exp, cfg, cond), cap, POINT_REPLY_TOKENS) if api else None)
         found = resolve_rates(model, cfg.pricing, cfg.runner.pricing if cfg.runner else None)
         row: dict[str, Any] = {"condition_id": cond.condition_id, "label": cond.label,
-                               "model": model, "runs": runs, "tokens": tokens.source,
-                               "point_usd": None, "upper_usd": None, "price": None}
+                               "model": model, "runs": runs, "point_usd": None,
+                               "upper_usd": None, "price": None,
+                               "tokens": tokens.source if tokens else "not measured yet"}
+        if tokens is None:
+            conditions.append(row)
+            continue
+        reply_chars.append(tokens.output * CHARS_PER_TOKEN)
         if found is None:
             unpriced.add(str(model))
         else:
             row["point_usd"], row["upper_usd"] = cost_range(found[0], tokens, runs)
             row["price"] = found[1]
         conditions.append(row)
-    answer_chars = sum(reply_chars) / max(1, len(reply_chars))
+    answer_chars = (sum(reply_chars) / len(reply_chars) if reply_chars
+                    else POINT_REPLY_TOKENS * CHARS_PER_TOKEN)
     judges = _judges(exp, by_judge, answer_chars, unpriced)
     rows = conditions + judges
     point = [r["point_usd"] for r in rows]
