@@ -6,6 +6,7 @@ import argparse
 import os
 
 from eval_harness import __version__
+from eval_harness.cli.prog import prog
 
 EPILOG = """\
 modes (default: run the matrix, then analyse and report):
@@ -31,7 +32,7 @@ exit codes: 0 ok; 1 threshold/regression gate failed; 2 usage/config error;
 def build_parser() -> argparse.ArgumentParser:
     """The main (flag-style) parser."""
     p = argparse.ArgumentParser(
-        prog="orchestrate.py",
+        prog=prog(),
         description="Factorial evaluation of LLM apps, agents and skills, with mixed-effects ANOVA.",
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -108,7 +109,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def build_schema_parser() -> argparse.ArgumentParser:
     """``orchestrate.py schema``."""
-    p = argparse.ArgumentParser(prog="orchestrate.py schema",
+    p = argparse.ArgumentParser(prog=f"{prog()} schema",
                                 description="Print the JSON Schema of eval.yaml (for editors).")
     p.add_argument("--debug", action="store_true")
     return p
