@@ -60,6 +60,9 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--print-config", action="store_true", help="print the merged config, secrets masked")
     g.add_argument("--lint", action="store_true", help="lint the dataset and exit")
     g.add_argument("--avg-cost-per-run", type=float, metavar="USD", help="cost estimate per run for --dry-run")
+    g.add_argument("--ci", choices=["github", "none"], default=None,
+                   help="with --dry-run --shard: where the shards will run; github refuses more "
+                   "than 256 shards (default: github when GITHUB_ACTIONS=true)")
 
     g = p.add_argument_group("run")
     g.add_argument("--concurrency", type=int, default=4, metavar="N", help="cells in flight (default 4)")
