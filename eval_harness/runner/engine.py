@@ -35,6 +35,7 @@ from eval_harness.errors import QuotaExhausted, Terminated
 from eval_harness.judges.api import Scorer
 from eval_harness.matrix.builder import Condition
 from eval_harness.matrix.experiment import Experiment
+from eval_harness.retrying import CURRENT_STOP
 from eval_harness.runner.base import FATAL_FAILURES, Runner, RunRequest, build_runner
 from eval_harness.runner.cell import Backoff, call_with_retries, finish_cell_data
 from eval_harness.runner.plan import Cell, Plan, make_plan
@@ -275,6 +276,7 @@ class Engine:
 
     def _worker(self, summary: EngineSummary, progress: Progress) -> None:
         """Pull cells until the queue is empty or the engine stops; account under the lock."""
+        CURRENT_STOP.set(self._stop)  # judge retries in this thread stop on the abort too
         while not self._stop.is_set():
             with self._lock:
                 if not self._queue:
