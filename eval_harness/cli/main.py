@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from eval_harness import redact
+from eval_harness.cli.prog import prog
 from eval_harness.errors import (
     INTERNAL_ERROR_EXIT,
     INTERRUPTED_EXIT,
@@ -62,7 +63,7 @@ def _dispatch(argv: list[str]) -> int:
     if not args.config:
         from eval_harness.errors import UsageError
 
-        raise UsageError("--config FILE is required", hint="orchestrate.py --config eval.yaml --dry-run")
+        raise UsageError("--config FILE is required", hint=f"{prog()} --config eval.yaml --dry-run")
     if args.print_config:
         from eval_harness.cli.dry_run import print_config
 

@@ -54,6 +54,8 @@ def run_matrix(args: argparse.Namespace) -> tuple[Experiment, EngineSummary, dic
 
     scorer = build_scorer(exp, runs_dir=args.runs_dir)  # persists the verdict cache
     eval_dir = Path(args.runs_dir) / exp.name
+    if options.shard is not None and options.shard.note:
+        print(f"[eval] note: {options.shard.note}", file=sys.stderr)
     _say_agent_changed(exp, eval_dir)
     from eval_harness.cache.active import activated
     from eval_harness.cli.cost_opts import max_spend, open_cache

@@ -10,6 +10,8 @@ from rich.table import Table
 from rich.text import Text
 
 MAX_ROWS = 200
+#: cells of a ``--dry-run --shard`` listed on the console (all of them in --json)
+SHARD_CELLS_SHOWN = 20
 
 
 def _money(x: float | None) -> str:
@@ -49,6 +51,9 @@ def render_dry_run(summary: dict[str, Any], console: Console | None = None) -> N
         f"{summary['replications']} replications = {summary['total_runs']:,} runs[/bold]; "
         f"LLM judge calls: {summary['judge_calls']:,}"
     )
+    shard = summary.get("shard")
+    if shard:
+        _render_shard(console, shard)
     est = summary["estimate"]
     if est["cost_kind"] == "point":
         line = f"estimated cost: {_money(est['cost_usd'])} ({est['cost_source']})"
@@ -90,3 +95,20 @@ def _print_table_estimate(console: Console, table: dict[str, Any] | None) -> Non
         names = ", ".join(table["unpriced_models"])
         console.print(f"[yellow]no price for[/yellow] {escape(names)}: add them under "
                       "`pricing:` (USD per 1M tokens) for a complete estimate")
+
+
+def _render_shard(console: Console, shard: dict[str, Any]) -> None:
+    """``--dry-run --shard K/N``: the shard's size, what is left of it, and its cells."""
+    console.print(
+        f"[bold]shard {shard['shard']}: {shard['runs']:,} runs[/bold], {shard['to_run']:,} to "
+        f"run ({shard['skipped_complete']:,} complete, {shard['skipped_errored']:,} errored "
+        f"kept, {shard['stale_rerun']:,} stale rerun), over {len(shard['cases']):,} cases "
+        f"and {len(shard['to_run_per_condition']):,} conditions")
+    if shard.get("note"):
+        console.print(f"[yellow]note:[/yellow] {escape(shard['note'])}")
+    cells = shard["cells"]
+    for cell in cells[:SHARD_CELLS_SHOWN]:
+        console.print(f"  {cell['condition_id']}  {escape(str(cell['case_id']))}"
+                      f"  r{cell['replication']}")
+    if len(cells) > SHARD_CELLS_SHOWN:
+        console.print(f"  ... and {len(cells) - SHARD_CELLS_SHOWN:,} more cells (--json lists all)")

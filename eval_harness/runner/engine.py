@@ -40,6 +40,7 @@ from eval_harness.errors import BudgetExhausted, QuotaExhausted, Terminated
 from eval_harness.judges.api import Scorer
 from eval_harness.matrix.builder import Condition
 from eval_harness.matrix.experiment import Experiment
+from eval_harness.retrying import CURRENT_STOP
 from eval_harness.runner.base import FATAL_FAILURES, Runner, RunRequest, build_runner
 from eval_harness.runner.budget import SpendTracker, cell_costs, check_cell_limits
 from eval_harness.runner.cached import with_cache
@@ -294,6 +295,7 @@ class Engine:
 
     def _worker(self, summary: EngineSummary, progress: Progress) -> None:
         """Pull cells until the queue is empty or the engine stops; account under the lock."""
+        CURRENT_STOP.set(self._stop)  # judge retries in this thread stop on the abort too
         while not self._stop.is_set() and self.aborted != "budget":
             if not self.spend.launch(self._stop):
                 with self._lock:
