@@ -124,18 +124,24 @@ def _run(cfg: Path, runs: Path, *extra: str) -> None:
     assert code == 0, err
 
 
+def pilot_then_full(cfg: Path, runs: Path, name: str, pilot: int
+                    ) -> tuple[dict[str, Any], dict[str, Any], float]:
+    """(estimate before any run, estimate after a pilot of ``pilot`` cases, actual cost of
+    the full matrix)."""
+    cold = _estimate(cfg, runs)
+    _run(cfg, runs, "--limit", str(pilot))
+    warm = _estimate(cfg, runs)
+    _run(cfg, runs)
+    return cold, warm, _total_cost(runs / name)
+
+
 def example_accuracy(root: Path, pilot: int) -> None:
     shutil.copytree(REPO / "configs", root / "configs")
     cfg = root / "configs" / "example.yaml"
     data = yaml.safe_load(cfg.read_text())
     data["pricing"] = EXAMPLE_PRICES
     cfg.write_text(yaml.safe_dump(data, sort_keys=False))
-    runs = root / "runs-example"
-    before = _estimate(cfg, runs)
-    _run(cfg, runs, "--limit", str(pilot))
-    est = _estimate(cfg, runs)
-    _run(cfg, runs)
-    actual = _total_cost(runs / "example")
+    before, est, actual = pilot_then_full(cfg, root / "runs-example", "example", pilot)
     print(f"example (cli agent, {before['cost_kind']} before any run): pilot of {pilot} cases "
           f"-> estimate ${est['cost_usd']:.4f} (upper ${est['upper_bound_usd']:.4f}), actual "
           f"${actual:.4f}: estimate/actual = {est['cost_usd'] / actual:.3f}")
@@ -178,12 +184,7 @@ def write_api_eval(root: Path, port: int) -> Path:
 
 
 def api_accuracy(root: Path, cfg: Path, pilot: int) -> None:
-    runs = root / "runs-api"
-    cold = _estimate(cfg, runs)
-    _run(cfg, runs, "--limit", str(pilot))
-    warm = _estimate(cfg, runs)
-    _run(cfg, runs)
-    actual = _total_cost(runs / "api")
+    cold, warm, actual = pilot_then_full(cfg, root / "runs-api", "api", pilot)
     print(f"openai runner on the example's cases: prompt-length estimate ${cold['cost_usd']:.4f}"
           f" (upper ${cold['upper_bound_usd']:.4f}) -> {cold['cost_usd'] / actual:.3f}x actual; "
           f"after a {pilot}-case pilot ${warm['cost_usd']:.4f} -> "
