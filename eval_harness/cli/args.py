@@ -108,9 +108,16 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--baseline", metavar="FILE", help="compare against a committed baseline file")
     g.add_argument("--export", metavar="FILE", help="write a portable baseline file")
     g.add_argument("--compact", action="store_true", help="with --export: ids, hashes and scores only")
-    g.add_argument("--fail-on-regression", action="store_true", help="exit 1 on a regression")
+    g.add_argument("--fail-on-regression", action="store_true",
+                   help="exit 1 when the gate (--gate) fails; docs/cli.md says what it tests")
+    g.add_argument("--gate", choices=["overall", "cases", "strict"], default=None,
+                   help="gate rule: overall (default: Holm across conditions of a one-sided "
+                        "case-stratified permutation test of a drop in pass rate; false "
+                        "alarm <= alpha for the whole gate), cases (also each case, one "
+                        "Holm family), strict (any case whose verdict got worse: for "
+                        "deterministic apps)")
     g.add_argument("--significant-only", action="store_true",
-                   help="with --fail-on-regression: count only significant case regressions")
+                   help="older spelling of --gate cases")
     return p
 
 

@@ -47,7 +47,8 @@ class EvalConfig(Block):
 
     name: str = Field(description="Eval name: the runs/<name>/ folder.")
     description: str | None = Field(None, description="Free text.")
-    matrix: MatrixBlock | None = Field(None, description="Factors and levels.")
+    matrix: MatrixBlock | None = Field(None, description="Factors and levels (a mapping; "
+                                       "leave the key out for no matrix).")
     execution: ExecutionBlock = Field(default_factory=ExecutionBlock,  # type: ignore[arg-type]
                                       description="Prompt, timeouts, retries.")
     runner: RunnerBlock | None = Field(None, description="How to run one cell.")
@@ -69,6 +70,15 @@ class EvalConfig(Block):
     pricing: dict[str, PriceBlock] = Field(
         default_factory=dict, description="model -> prices per 1M tokens; overrides the "
         "shipped price table (docs/cost.md).")
+
+    @field_validator("matrix", mode="before")
+    @classmethod
+    def _matrix_mapping(cls, value: Any) -> Any:
+        # `matrix:` with nothing after it is YAML null: a mistake, never "no matrix"
+        if value is None:
+            raise ValueError("matrix must be a mapping with `factors` (it is empty here); "
+                             "write matrix: {factors: {name: [a, b]}} or delete the key")
+        return value
 
     @field_validator("name")
     @classmethod

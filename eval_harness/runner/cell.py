@@ -96,6 +96,7 @@ def finish_cell_data(
         "tokens": result.total_tokens(), "tool_calls": result.tool_calls, "tags": tags,
         "composite": scores.composite if scores else None,
         "composite_errored": scores.composite_errored if scores else False,
+        "judges_digest": scores.judges_digest if scores else "",
         "finished_at": utc_now(),
         # added fields (records.py allows extras): provenance and token split
         "run_id": run_id, "attempts": attempts, "input_tokens": result.input_tokens,
