@@ -425,7 +425,7 @@ def _export_parquet(frame: Any, path: str) -> None:
         frame.astype(plain).to_parquet(path)
     except ImportError as exc:
         raise UsageError(f"--export-parquet needs pyarrow or fastparquet ({exc})".replace("\n", " "),
-                         hint="pip install pyarrow") from None
+                         hint="pip install 'factorial-eval-harness[parquet]'") from None
 
 
 def _stratum(frame: Any) -> str | None:

@@ -57,7 +57,16 @@ def _rescore_dir(args: argparse.Namespace, exp: Any, eval_dir: Path) -> int:
 
         check_judge_models(exp)
     scorer = build_scorer(exp, runs_dir=args.runs_dir)
-    summary = rescore_runs(exp, eval_dir, scorer, concurrency=args.concurrency)
+    from eval_harness.cache.active import activated
+    from eval_harness.cli.cost_opts import open_cache
+
+    cache = open_cache(args, exp)
+    try:
+        with activated(cache):  # judge calls through the model-call cache
+            summary = rescore_runs(exp, eval_dir, scorer, concurrency=args.concurrency)
+    finally:
+        if cache is not None:
+            cache.close()
     if args.json:
         print(json.dumps(summary, indent=2))
         return 0

@@ -7,6 +7,7 @@ from typing import Any
 from pydantic import Field, field_validator, model_validator
 
 from eval_harness.config.base import Block
+from eval_harness.config.cost_model import CacheBlock, PriceBlock
 from eval_harness.config.judge_model import CompositeBlock, JudgeBlock, ThresholdsBlock
 from eval_harness.config.matrix_model import MatrixBlock
 from eval_harness.config.reward_model import RewardBlock
@@ -69,6 +70,10 @@ class EvalConfig(Block):
         "(a cli command's script and a python runner's module are included automatically).")
     reward: RewardBlock | None = Field(None, description="agent-eval-harness composite "
                                        "(judge, weighted or formula); replaces the default.")
+    cache: CacheBlock | None = Field(None, description="Model-call cache (docs/cost.md).")
+    pricing: dict[str, PriceBlock] = Field(
+        default_factory=dict, description="model -> prices per 1M tokens; overrides the "
+        "shipped price table (docs/cost.md).")
 
     @field_validator("matrix", mode="before")
     @classmethod

@@ -61,6 +61,8 @@ def _merge_meta(outcomes: list[Outcome]) -> dict[str, Any]:
         values = [o.meta.get(key) for o in outcomes]
         meta[key] = None if any(v is None for v in values) else sum(values)  # type: ignore[misc]
     meta["cached"] = all(o.meta.get("cached") for o in outcomes)
+    if any(o.meta.get("cache_hit") for o in outcomes):  # model-call cache (eval_harness.cache)
+        meta["cache_hit"] = all(o.meta.get("cache_hit") for o in outcomes)
     warnings = sorted({w for o in outcomes for w in o.meta.get("warnings", [])})
     if warnings:
         meta["warnings"] = warnings
