@@ -435,4 +435,12 @@ def analyze_only(args: argparse.Namespace) -> int:
     """``--analyze-only DIR...``: analyse existing runs, with ``--config``, the config
     recorded at run time, or none (see :func:`analysis_config`)."""
     paths = resolve_paths(args.analyze_only)
-    return run_analysis(args, paths, analysis_config(args.config, paths))
+    loaded = analysis_config(args.config, paths)
+    if loaded is not None:
+        from eval_harness.analysis.judge_drift import drift_warning, judge_drift
+        from eval_harness.judges.scorer import config_judge_digests
+
+        warning = drift_warning(judge_drift(paths, config_judge_digests(loaded.config)))
+        if warning:
+            print(warning, file=sys.stderr)
+    return run_analysis(args, paths, loaded)

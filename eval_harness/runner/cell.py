@@ -153,6 +153,9 @@ def finish_cell_data(
     }
     if result.notes:
         data["notes"] = list(result.notes)
+    digests = getattr(scorer, "judge_digests", None)
+    if scores is not None and callable(digests):  # which judge specs gave these verdicts
+        data["judge_digests"] = digests(request.condition_id)
     judged = dict(scores.scores) if scores else {}
     # built from trusted fields: written without a pydantic validate + dump round trip
     # (a third of the per-cell Python time for a cheap cell); for the same reason the
