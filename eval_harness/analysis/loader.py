@@ -267,8 +267,8 @@ def _load(
     if col.bad_values:
         shown = "; ".join(col.bad_values[:10]) + (" ..." if len(col.bad_values) > 10 else "")
         issues.append({"kind": "non_finite_value", "count": len(col.bad_values), "detail": (
-            f"{len(col.bad_values)} judge value(s) are Infinity or NaN: counted as errored "
-            f"samples (never a score): {shown}")})
+            f"{len(col.bad_values)} judge value(s) are Infinity, NaN, beyond ±1e150 or off "
+            f"their scale: counted as errored samples (never a score): {shown}")})
     levels = _level_order([r for _, r, _ in kept], factors, factor_levels)
     frame = _assemble(col, factors)
     if any(r.get("format") == "agent-eval-harness" for r in col.runs):

@@ -7,6 +7,7 @@ A judge's kind is inferred from the one kind field it carries (``check``, ``prom
 
 from __future__ import annotations
 
+import math
 from typing import Any, Literal
 
 from pydantic import Field, StrictBool, ValidationInfo, field_validator, model_validator
@@ -100,6 +101,9 @@ class JudgeBlock(Block):
             len(self.score_range) != 2 or self.score_range[0] >= self.score_range[1]
         ):
             raise ValueError("score_range must be [lo, hi] with lo < hi")
+        if self.score_range is not None and any(
+                not math.isfinite(x) or abs(x) > 1e150 for x in self.score_range):
+            raise ValueError("score_range bounds must be finite numbers within ±1e150")
         if self.feedback_type == "bool" and self.score_range is not None:
             raise ValueError("score_range has no meaning with feedback_type: bool")
         if self.condition is not None:
