@@ -229,8 +229,8 @@ def read_native_cases(
             why = "a symlink; not followed" if exc.errno == errno.ELOOP else exc.strerror
             chunk.bad_records.append(f"{path}: {why or exc}")
             continue
-        except ValueError:
-            chunk.bad_records.append(f"{path}: not valid JSON")
+        except (ValueError, RecursionError):  # RecursionError: nesting thousands deep
+            chunk.bad_records.append(f"{path}: not valid JSON (or nested too deep)")
             continue
         if isinstance(rec, dict):
             chunk.add_checked(rec, path, replication, path)

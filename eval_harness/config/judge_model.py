@@ -82,6 +82,16 @@ class JudgeBlock(Block):
         """Whether the judge calls a model."""
         return self.kind_field in LLM_KINDS
 
+    @field_validator("name")
+    @classmethod
+    def _printable_name(cls, value: str) -> str:
+        # a judge name reaches terminals, report headings and record keys: no line breaks,
+        # escapes or other control characters
+        if not value or any(ord(c) < 0x20 or 0x7F <= ord(c) < 0xA0 for c in value):
+            raise ValueError("judge name must be non-empty, without line breaks or control "
+                             "characters")
+        return value
+
     @model_validator(mode="after")
     def _kind(self) -> JudgeBlock:
         present = [f for f in KIND_FIELDS if getattr(self, f) is not None]
