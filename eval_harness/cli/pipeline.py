@@ -383,10 +383,15 @@ def _pairwise(exp: Any, eval_dir: Path | None, paths: Sequence[Path]) -> dict[st
         from eval_harness.judges.pairwise import run_pairwise
 
         return run_pairwise(exp, eval_dir) or None
+    from eval_harness.analysis.pairwise_doc import read_pairwise
+
     for root in paths:
         found = Path(root) / "pairwise.json"
-        if found.is_file():
-            return json.loads(found.read_text())
+        if found.exists():
+            doc, note = read_pairwise(found)  # untrusted: any shape, never a crash
+            if note:
+                print(f"warning: {note}", file=sys.stderr)
+            return doc
     return None
 
 
