@@ -25,6 +25,7 @@ from tenacity import (
 
 from eval_harness.judges.api import Sample, Scorer, ScoreResult
 from eval_harness.runner.base import Runner, RunRequest, RunResult
+from eval_harness.runner.scrub import scrub_result
 from eval_harness.runner.workspace import annotation_contents
 from eval_harness.store.records import CaseRecord, JudgeScore
 from eval_harness.store.rundirs import utc_now
@@ -48,7 +49,7 @@ def call_with_retries(runner: Runner, request: RunRequest, retries: int, backoff
     def once() -> RunResult:
         nonlocal attempts
         attempts += 1
-        return runner.run(request)
+        return scrub_result(runner.run(request))
 
     def wait(state: RetryCallState) -> float:
         # exponential backoff with full-width jitter (the tenacity helper's keyword names
@@ -62,7 +63,7 @@ def call_with_retries(runner: Runner, request: RunRequest, retries: int, backoff
                 return max(base, min(after, backoff.max_retry_after))
         return base
 
-    first = runner.run(request)  # fast path: most calls succeed and need no retry machinery
+    first = scrub_result(runner.run(request))  # fast path: most calls succeed and need no retry machinery
     if first.failure != "transient" or retries == 0:
         return first, 1
     attempts = 1
