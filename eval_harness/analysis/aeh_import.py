@@ -63,6 +63,8 @@ def read_json_object(path: str) -> dict[str, Any]:
         return {}
     except (OSError, ValueError) as exc:  # ValueError: JSON and UTF-8 decoding errors
         raise UnreadableRun(f"{os.path.basename(path)}: {exc}") from None
+    except RecursionError:  # a file nested thousands deep (hostile run data)
+        raise UnreadableRun(f"{os.path.basename(path)}: JSON nested too deep") from None
     if not isinstance(data, dict):
         raise UnreadableRun(f"{os.path.basename(path)}: not a JSON object")
     return data

@@ -5,6 +5,7 @@ condition.json, cases/*/record.json, input.json, outputs.json); never the runner
 
 from __future__ import annotations
 
+import math
 import os
 from collections import Counter
 from collections.abc import Sequence
@@ -57,6 +58,23 @@ class SampleView:
     judges: list[JudgeView] = field(default_factory=list)
 
 
+def _obj(value: Any) -> dict[str, Any]:
+    """A JSON object read from run data, or {} (a list, a string, unreadable: untrusted
+    files of any shape are shown, never a crash)."""
+    return value if isinstance(value, dict) else {}
+
+
+def _num(value: Any) -> float | None:
+    """A finite number from run data, else None."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value) if math.isfinite(value) else None
+
+
+def _text(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
 def _case_dirs(run: Path) -> list[Path]:
     cases = run / "cases"
     if not cases.is_dir():
@@ -65,18 +83,20 @@ def _case_dirs(run: Path) -> list[Path]:
 
 
 def _run_info(path: Path) -> RunInfo:
-    rec = read_json(path / "run.json") or {}
-    cond = read_json(path / "condition.json") or {}
+    rec = _obj(read_json(path / "run.json"))
+    cond = _obj(read_json(path / "condition.json"))
     counts: Counter[str] = Counter()
     for case in _case_dirs(path):
         record = read_json(case / "record.json")
         counts[str(record.get("status", "ok")) if isinstance(record, dict) else "incomplete"] += 1
+    rep = rec.get("replication")
+    levels = rec.get("levels") or cond.get("levels")
     return RunInfo(
         path=path, run_id=str(rec.get("run_id") or path.name),
         condition_id=str(rec.get("condition_id") or cond.get("condition_id") or ""),
-        levels=dict(rec.get("levels") or cond.get("levels") or {}),
-        replication=int(rec.get("replication") or 1), status=str(rec.get("status") or "unknown"),
-        counts=dict(counts),
+        levels=dict(levels) if isinstance(levels, dict) else {},
+        replication=rep if isinstance(rep, int) and not isinstance(rep, bool) else 1,
+        status=str(rec.get("status") or "unknown"), counts=dict(counts),
     )
 
 
@@ -141,15 +161,28 @@ def sample(run: RunInfo, case_id: str) -> SampleView | None:
     if not isinstance(record, dict):
         return SampleView(run, case_id, "incomplete", "no record.json (not finished)",
                           read_json(case / "input.json"), _output(outputs), None, None, None)
-    judges = [JudgeView(name, s.get("value"), s.get("rationale"), bool(s.get("errored")),
-                        s.get("error"))
-              for name, s in sorted((record.get("scores") or {}).items()) if isinstance(s, dict)]
+    scores = _obj(record.get("scores"))
+    judges = [JudgeView(str(name), _value(s.get("value")), _text(s.get("rationale")),
+                        bool(s.get("errored")), _text(s.get("error")))
+              for name, s in sorted(scores.items(), key=lambda kv: str(kv[0]))
+              if isinstance(s, dict)]
     return SampleView(
         run=run, case_id=case_id, status=str(record.get("status", "ok")),
-        reason=record.get("reason"), input=read_json(case / "input.json"),
-        output=_output(outputs), latency_s=record.get("latency_s"),
-        cost_usd=record.get("cost_usd"), composite=record.get("composite"), judges=judges,
+        reason=_text(record.get("reason")), input=read_json(case / "input.json"),
+        output=_output(outputs), latency_s=_num(record.get("latency_s")),
+        cost_usd=_num(record.get("cost_usd")), composite=_num(record.get("composite")),
+        judges=judges,
     )
+
+
+def _value(value: Any) -> Any:
+    """A judge value as shown: booleans, finite numbers and text as they are; anything
+    else (a non-finite number, a nested structure) as short text."""
+    if isinstance(value, (bool, str)) or value is None:
+        return value
+    if isinstance(value, (int, float)):
+        return value if _num(value) is not None else f"unusable ({value!r})"
+    return f"unusable ({type(value).__name__})"
 
 
 def case_across_conditions(runs: Sequence[RunInfo], case_id: str) -> list[SampleView]:

@@ -130,6 +130,22 @@ def _cpus() -> int:
         return os.cpu_count() or 1
 
 
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent(parent: int) -> None:
+    """Worker initializer: on Linux the kernel kills this worker when the analysing process
+    dies (SIGKILL, OOM), so no parse worker outlives it; elsewhere pool shutdown does."""
+    import ctypes
+    import signal
+
+    with contextlib.suppress(OSError, AttributeError):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:  # the parent died before the prctl took effect
+        os._exit(1)
+
+
 class _Workers:
     """Runs read jobs and yields their results in submission order — in worker processes
     (one pool, started on first use) when a phase is large enough, else in this process.
@@ -155,14 +171,24 @@ class _Workers:
             return
         if self.pool is None:
             ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else None
-            self.pool = ProcessPoolExecutor(max_workers=n, mp_context=ctx)
+            self.pool = ProcessPoolExecutor(max_workers=n, mp_context=ctx,
+                                            initializer=_die_with_parent,
+                                            initargs=(os.getpid(),))
         futures = deque(self.pool.submit(fn, *job) for job in jobs)
         while futures:  # a result handed over is no longer held here (its memory can go)
             yield futures.popleft().result()
 
-    def close(self) -> None:
-        if self.pool is not None:
-            self.pool.shutdown(cancel_futures=True)
+    def close(self, kill: bool = False) -> None:
+        """Shut the pool down; ``kill``: stop the workers now (Ctrl-C, SIGTERM, an error),
+        rather than waiting for the jobs they are running."""
+        if self.pool is None:
+            return
+        if kill:
+            for proc in list((getattr(self.pool, "_processes", None) or {}).values()):
+                with contextlib.suppress(OSError, AttributeError):
+                    proc.kill()
+        self.pool.shutdown(wait=not kill, cancel_futures=True)
+        self.pool = None
 
 
 def _summary_bytes(dirs: list[str]) -> int:
@@ -196,6 +222,9 @@ def load_runs(
     pool = _Workers(workers)
     try:
         return _load(roots, specs, rule, factor_levels, pool)
+    except BaseException:  # interrupted (SIGTERM is a KeyboardInterrupt) or failed
+        pool.close(kill=True)
+        raise
     finally:
         pool.close()
 
@@ -267,8 +296,8 @@ def _load(
     if col.bad_values:
         shown = "; ".join(col.bad_values[:10]) + (" ..." if len(col.bad_values) > 10 else "")
         issues.append({"kind": "non_finite_value", "count": len(col.bad_values), "detail": (
-            f"{len(col.bad_values)} judge value(s) are Infinity or NaN: counted as errored "
-            f"samples (never a score): {shown}")})
+            f"{len(col.bad_values)} judge value(s) are Infinity, NaN, beyond ±1e150 or off "
+            f"their scale: counted as errored samples (never a score): {shown}")})
     levels = _level_order([r for _, r, _ in kept], factors, factor_levels)
     frame = _assemble(col, factors)
     if any(r.get("format") == "agent-eval-harness" for r in col.runs):

@@ -141,7 +141,18 @@ def compute_analysis(
     *, exp: Any = None, eval_dir: Path | None = None,
 ) -> AnalysisOutputs:
     """Analyse run directories under ``paths`` and write the output files; print nothing
-    but notes on stderr."""
+    but notes on stderr. The files are written as one set (reports/outset.py): a reader
+    never sees two analyses mixed, a killed analysis leaves the previous set whole."""
+    from eval_harness.reports.outset import staged_outputs
+
+    with staged_outputs() as staged:
+        return _compute_analysis(args, paths, loaded, staged, exp=exp, eval_dir=eval_dir)
+
+
+def _compute_analysis(
+    args: argparse.Namespace, paths: Sequence[Path], loaded: LoadedConfig | None,
+    staged: list[Any], *, exp: Any = None, eval_dir: Path | None = None,
+) -> AnalysisOutputs:
     from eval_harness import malloc
 
     malloc.tune()  # freed row-sized arrays go back to the system (eval_harness/malloc.py)
@@ -171,7 +182,11 @@ def compute_analysis(
                             hint="point --analyze-only at runs/<eval>/")
     opts = _options(args, loaded)
     name = _eval_name(frame, loaded, paths)
-    out_dir = Path(args.output) if args.output else _default_output(name)
+    from eval_harness.reports.outset import OutputSet
+
+    final_dir = Path(args.output) if args.output else _default_output(name)
+    staged.append(OutputSet(final_dir))
+    out_dir = staged[0].path  # every file below goes here; committed as a set at the end
     if args.export_parquet:
         _export_parquet(frame, args.export_parquet)
     failures = find_failures(frame, paths)
@@ -184,7 +199,7 @@ def compute_analysis(
                             alpha=opts["alpha"], per_judge=False,
                             keep_incomplete=opts["keep_incomplete"],
                             judge_specs=loaded.config if loaded else None)
-        _no_scored_samples(out_dir, name, failures, empty)
+        _no_scored_samples(staged[0], name, failures, empty)
     per_judge = opts["per_judge"]
     rows = frame[frame["judge"] == "composite"] if "judge" in frame else frame.iloc[:0]
     if not per_judge and not rows["value"].notna().any():
@@ -261,15 +276,16 @@ def compute_analysis(
         written = write_reports(out_dir, anova=anova, frame=frame, comparisons=comparisons,
                                 leaderboard=leaderboard, thresholds=thresholds,
                                 pairwise=pairwise, runs_root=list(paths), report=report)
-    files = {name: out_dir / name for name in
+    files = {name: final_dir / name for name in
              ("anova.json", "comparisons.json", "comparisons.cases.jsonl", "leaderboard.json",
               "thresholds.json")}
-    files.update({f"report.{kind}": path for kind, path in written.items()})
+    files.update({f"report.{kind}": final_dir / path.name for kind, path in written.items()})
     if "json" in written and (out_dir / "report.cases.jsonl").is_file():  # large case grid
-        files["report.cases.jsonl"] = out_dir / "report.cases.jsonl"
+        files["report.cases.jsonl"] = final_dir / "report.cases.jsonl"
+    staged[0].commit()
     out = AnalysisOutputs(frame=frame, anova=anova, comparisons=comparisons,
                           leaderboard=leaderboard, thresholds=thresholds, pairwise=pairwise,
-                          out_dir=out_dir, files=files,
+                          out_dir=final_dir, files=files,
                           errored_judges=list(failures.dead_judges), report=report)
     if args.export:
         from eval_harness import __version__
@@ -393,7 +409,7 @@ def _print_failures(failures: Any) -> None:
                         f"{format_reasons(reasons)}"), file=sys.stderr)
 
 
-def _no_scored_samples(out_dir: Path, name: str, failures: Any, anova: dict[str, Any]) -> None:
+def _no_scored_samples(outset: Any, name: str, failures: Any, anova: dict[str, Any]) -> None:
     """Write reports saying there is nothing to analyse, then stop (exit 4)."""
     from eval_harness.reports.no_results import no_results_document, write_no_results
 
@@ -407,8 +423,10 @@ def _no_scored_samples(out_dir: Path, name: str, failures: Any, anova: dict[str,
         hint = "fix the judges, then `--rescore`"
     doc = no_results_document(name, headline, failures.n_errored, dict(failures.cell_reasons),
                               failures.dead_judges)
-    written = write_no_results(out_dir, doc, anova)
-    print(f"wrote {', '.join(map(str, written))} (no scored samples)", file=sys.stderr)
+    written = write_no_results(outset.path, doc, anova)
+    outset.commit()
+    print(f"wrote {', '.join(str(outset.target / p.name) for p in written)} (no scored "
+          "samples)", file=sys.stderr)
     raise NoUsableResults(f"no scored samples: {headline}", hint=hint)
 
 
@@ -442,10 +460,15 @@ def _pairwise(exp: Any, eval_dir: Path | None, paths: Sequence[Path]) -> dict[st
         from eval_harness.judges.pairwise import run_pairwise
 
         return run_pairwise(exp, eval_dir) or None
+    from eval_harness.analysis.pairwise_doc import read_pairwise
+
     for root in paths:
         found = Path(root) / "pairwise.json"
-        if found.is_file():
-            return json.loads(found.read_text())
+        if found.exists():
+            doc, note = read_pairwise(found)  # untrusted: any shape, never a crash
+            if note:
+                print(f"warning: {note}", file=sys.stderr)
+            return doc
     return None
 
 
@@ -494,4 +517,12 @@ def analyze_only(args: argparse.Namespace) -> int:
     """``--analyze-only DIR...``: analyse existing runs, with ``--config``, the config
     recorded at run time, or none (see :func:`analysis_config`)."""
     paths = resolve_paths(args.analyze_only)
-    return run_analysis(args, paths, analysis_config(args.config, paths))
+    loaded = analysis_config(args.config, paths)
+    if loaded is not None:
+        from eval_harness.analysis.judge_drift import drift_warning, judge_drift
+        from eval_harness.judges.scorer import config_judge_digests
+
+        warning = drift_warning(judge_drift(paths, config_judge_digests(loaded.config)))
+        if warning:
+            print(warning, file=sys.stderr)
+    return run_analysis(args, paths, loaded)

@@ -65,6 +65,7 @@ def run_matrix(args: argparse.Namespace) -> tuple[Experiment, EngineSummary, dic
     try:
         with activated(cache):  # the LLM judges' calls go through it too
             summary = execute(exp, scorer, options)
+            _rescore_stale_judges(summary, scorer, args.concurrency or 4)
     finally:  # also after Ctrl-C / quota; not when nothing was created (a setup error)
         if eval_dir.is_dir():
             _record(exp, eval_dir)
@@ -83,6 +84,25 @@ def run_matrix(args: argparse.Namespace) -> tuple[Experiment, EngineSummary, dic
 
         print(f"[eval] errored: {format_reasons(summary.reasons)}", file=sys.stderr)
     return exp, summary, info
+
+
+def _rescore_stale_judges(summary: EngineSummary, scorer: Any, concurrency: int) -> None:
+    """Name the cases whose content changed (their cells were rerun), and rescore the
+    complete records scored by judges the config has edited, added or removed."""
+    plan = summary.plan
+    if plan.changed_cases:
+        shown = ", ".join(plan.changed_cases[:10]) + (" ..." if len(plan.changed_cases) > 10 else "")
+        print(f"[eval] {len(plan.changed_cases)} case(s) changed (input or expected) since "
+              f"their last run, their cells rerun: {shown}", file=sys.stderr)
+    if not plan.rejudge or summary.aborted:
+        return
+    from eval_harness.judges.rescore import rescore_stale_judges
+
+    what = "; ".join(f"{kind}: {', '.join(sorted(names))}"
+                     for kind, names in sorted(plan.judge_changes.items()))
+    done = rescore_stale_judges(scorer, plan.rejudge, concurrency=concurrency)
+    print(f"[eval] judges changed since {len(plan.rejudge)} complete record(s) were scored "
+          f"({what}): rescored {done} (no agent calls)", file=sys.stderr)
 
 
 def _say_agent_changed(exp: Experiment, eval_dir: Path) -> None:

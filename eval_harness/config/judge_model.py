@@ -7,6 +7,7 @@ A judge's kind is inferred from the one kind field it carries (``check``, ``prom
 
 from __future__ import annotations
 
+import math
 from typing import Any, Literal
 
 from pydantic import Field, StrictBool, ValidationInfo, field_validator, model_validator
@@ -85,6 +86,16 @@ class JudgeBlock(Block):
         """Whether the judge calls a model."""
         return self.kind_field in LLM_KINDS
 
+    @field_validator("name")
+    @classmethod
+    def _printable_name(cls, value: str) -> str:
+        # a judge name reaches terminals, report headings and record keys: no line breaks,
+        # escapes or other control characters
+        if not value or any(ord(c) < 0x20 or 0x7F <= ord(c) < 0xA0 for c in value):
+            raise ValueError("judge name must be non-empty, without line breaks or control "
+                             "characters")
+        return value
+
     @model_validator(mode="after")
     def _kind(self) -> JudgeBlock:
         present = [f for f in KIND_FIELDS if getattr(self, f) is not None]
@@ -104,6 +115,9 @@ class JudgeBlock(Block):
             len(self.score_range) != 2 or self.score_range[0] >= self.score_range[1]
         ):
             raise ValueError("score_range must be [lo, hi] with lo < hi")
+        if self.score_range is not None and any(
+                not math.isfinite(x) or abs(x) > 1e150 for x in self.score_range):
+            raise ValueError("score_range bounds must be finite numbers within ±1e150")
         if self.feedback_type == "bool" and self.score_range is not None:
             raise ValueError("score_range has no meaning with feedback_type: bool")
         if self.condition is not None:

@@ -89,7 +89,7 @@ class EvalConfig(Block):
     def _name(cls, value: str) -> str:
         import re
 
-        if not re.match(r"^[A-Za-z0-9][A-Za-z0-9._-]*$", value):
+        if not re.match(r"^[A-Za-z0-9][A-Za-z0-9._-]*\Z", value):  # `$` passes "x\n"
             raise ValueError("name must use letters, digits, `.`, `_`, `-` (it names a folder)")
         return value
 

@@ -40,6 +40,7 @@ from eval_harness.runner.base import (
     usage_tokens,
 )
 from eval_harness.runner.process import ProcessGroup, ProcessOutcome
+from eval_harness.runner.scrub import loads_reply
 from eval_harness.runner.workspace import (
     Snapshot,
     collect_paths,
@@ -82,7 +83,7 @@ def parse_json_reply(text: str, tail: str = "") -> dict[str, Any] | None:
     stripped = text.strip()
     if stripped.startswith("{"):
         try:
-            value = json.loads(stripped)
+            value = loads_reply(stripped)
             if isinstance(value, dict):
                 return value
         except ValueError:
@@ -91,7 +92,7 @@ def parse_json_reply(text: str, tail: str = "") -> dict[str, Any] | None:
         line = line.strip()
         if line.startswith("{") and line.endswith("}"):
             try:
-                value = json.loads(line)
+                value = loads_reply(line)
             except ValueError:
                 continue
             if isinstance(value, dict):

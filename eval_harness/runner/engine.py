@@ -159,7 +159,14 @@ class Engine:
         return make_plan(self.exp.conditions, self.exp.cases, self.exp.replications,
                          self.exp.digests, self.index, shard=self.opt.shard,
                          order=self.opt.order, seed=self.opt.seed, force=self.opt.force,
-                         retry_errors=self.opt.retry_errors)
+                         retry_errors=self.opt.retry_errors, judge_digests=self._judge_digests())
+
+    def _judge_digests(self) -> dict[str, dict[str, str]] | None:
+        """{condition: {judge: digest}} from the scorer (None: it cannot tell)."""
+        digests = getattr(self.scorer, "judge_digests", None)
+        if not callable(digests):
+            return None
+        return {c.condition_id: digests(c.condition_id) for c in self.exp.conditions}
 
     def _request(self, cell: Cell, run: RunDir) -> RunRequest:
         cond, case = cell.condition, cell.case
@@ -323,7 +330,8 @@ class Engine:
             self.spend.settle(paid, saved)
             status, cid, rep = rec["status"], rec["condition_id"], rec["replication"]
             entry = Entry(status, rec["config_digest"], rec["finished_at"] or "",
-                          self.run_dirs[(cid, rep)].path)
+                          self.run_dirs[(cid, rep)].path, rec.get("case_hash") or "",
+                          rec.get("judge_digests"))
             with self._lock:
                 summary.ok += status == "ok"
                 summary.errored += status == "errored"

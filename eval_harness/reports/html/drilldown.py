@@ -15,6 +15,7 @@ the runs root and is not itself a symlink (``store.confine``).
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from eval_harness.judges.values import MAX_ABS_VALUE
 from eval_harness.reports import fmt
 from eval_harness.reports.html.sections import esc
 from eval_harness.reports.summaries import cell_text
@@ -87,6 +89,8 @@ def _judges(scores: Mapping[str, Any]) -> str:
     for name, s in scores.items():
         s = s if isinstance(s, Mapping) else {"value": s}
         value = "errored: " + str(s.get("error") or "") if s.get("errored") else s.get("value")
+        if isinstance(value, float) and not (math.isfinite(value) and abs(value) <= MAX_ABS_VALUE):
+            value = f"errored: unusable value ({'not finite' if not math.isfinite(value) else 'too large'})"
         rows.append(f"<tr><td>{esc(name)}</td><td>{esc(value)}</td>"
                     f"<td>{esc(fmt.truncate(s.get('rationale') or '', MAX_RATIONALE))}</td></tr>")
     return ("<table><thead><tr><th>judge</th><th>value</th><th>rationale</th></tr></thead>"
