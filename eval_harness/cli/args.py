@@ -61,7 +61,8 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--avg-cost-per-run", type=float, metavar="USD", help="cost estimate per run for --dry-run")
 
     g = p.add_argument_group("run")
-    g.add_argument("--concurrency", type=int, default=4, metavar="N", help="cells in flight (default 4)")
+    g.add_argument("--concurrency", type=int, default=None, metavar="N",
+                   help="cells in flight (default: execution.parallelism, else 4)")
     g.add_argument("--force", action="store_true", help="rerun complete cells")
     g.add_argument("--retry-errors", action="store_true", help="rerun only errored cells")
     g.add_argument("--shard", metavar="K/N|auto", help="run a deterministic 1/N of the cells (K is 1-based)")

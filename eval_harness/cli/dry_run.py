@@ -11,6 +11,7 @@ from typing import Any
 import yaml
 
 from eval_harness.cli.args import config_overrides, input_overrides
+from eval_harness.cli.run_cmd import concurrency
 from eval_harness.config.loader import load_config
 from eval_harness.config.masking import mask_secrets
 from eval_harness.matrix.checks import self_judging, unconsumed_factors
@@ -71,7 +72,7 @@ def build_summary(exp: Experiment, args: argparse.Namespace) -> dict[str, Any]:
     cost = estimate_cost(
         exp.total_runs, avg_cost_per_run=args.avg_cost_per_run,
         max_budget_usd=cfg.execution.max_budget_usd or (cfg.runner.max_budget_usd if cfg.runner else None),
-        history=history, concurrency=args.concurrency,
+        history=history, concurrency=concurrency(args, cfg),
     )
     summary: dict[str, Any] = {
         "eval": exp.name,

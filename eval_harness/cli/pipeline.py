@@ -203,11 +203,11 @@ def compute_analysis(
                                         stratify_by=_stratum(frame), cases=tables[1])
     malloc.trim()
     thresholds: list[dict[str, Any]] = []
+    pairwise = _pairwise(exp, eval_dir, paths)
     if loaded is not None:
         from eval_harness.judges.thresholds import evaluate_thresholds
 
-        thresholds = evaluate_thresholds(frame, loaded.config)
-    pairwise = _pairwise(exp, eval_dir, paths)
+        thresholds = evaluate_thresholds(frame, loaded.config, pairwise)
     with phase("anova.json"):
         _write_json(out_dir / "anova.json", anova)
     from eval_harness.analysis.compare.files import write_comparisons

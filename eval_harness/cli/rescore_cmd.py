@@ -32,7 +32,7 @@ def rescore(args: argparse.Namespace) -> int:
 
         check_judge_models(exp)
     scorer = build_scorer(exp, runs_dir=args.runs_dir)
-    summary = rescore_runs(exp, eval_dir, scorer, concurrency=args.concurrency)
+    summary = rescore_runs(exp, eval_dir, scorer, concurrency=args.concurrency or 4)
     if args.json:
         print(json.dumps(summary, indent=2))
         return 0

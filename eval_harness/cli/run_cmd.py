@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +38,13 @@ def options_from_args(args: argparse.Namespace) -> EngineOptions:
     )
 
 
+def concurrency(args: argparse.Namespace, config: Any) -> int:
+    """--concurrency, else ``execution.parallelism`` (agent-eval-harness), else 4."""
+    if args.concurrency is not None:
+        return int(args.concurrency)
+    return config.execution.parallelism or 4
+
+
 def run_matrix(args: argparse.Namespace) -> tuple[Experiment, EngineSummary, dict[str, Any]]:
     """Run every pending cell of the matrix (no analysis); return the experiment, the
     engine's summary and its one-line description (also printed on stderr)."""
@@ -44,6 +52,7 @@ def run_matrix(args: argparse.Namespace) -> tuple[Experiment, EngineSummary, dic
     exp = prepare(args.config, cases=args.cases, limit=args.limit,
                   overrides=config_overrides(args), input_overrides=input_overrides(args),
                   condition_specs=args.condition)
+    options = replace(options, concurrency=concurrency(args, exp.loaded.config))
     if not args.no_judge_check:
         from eval_harness.judges.preflight import check_judge_models
 

@@ -155,7 +155,10 @@ class Engine:
         return RunRequest(
             case_id=case.case_id, input={**case.input, **overrides} if overrides
             else dict(case.input), condition_id=cid, levels=cond.levels,
-            replication=cell.replication, model=model, effort=cond.effort,
+            replication=cell.replication, model=model,
+            # runner.effort (agent-eval-harness): the effort of conditions without a factor
+            effort=cond.effort if cond.effort is not None or eff.runner is None
+            else eff.runner.effort,
             subagent_model=subagent, config=eff, config_dir=self.exp.loaded.base_dir,
             case_dir=cases_dir / case.case_id, case_files=case.directory,
             verbose=self.opt.verbose, secrets=self.secrets,
