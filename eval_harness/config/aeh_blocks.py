@@ -3,9 +3,10 @@
 
 from __future__ import annotations
 
+from pathlib import PurePosixPath
 from typing import Literal
 
-from pydantic import Field, StrictInt, StrictStr
+from pydantic import Field, StrictInt, StrictStr, field_validator
 
 from eval_harness.config.base import Block
 
@@ -53,3 +54,13 @@ class WorkspaceFiles(Block):
 
     files: list[StrictStr] = Field(default_factory=list, description="Paths relative to the "
                                    "case folder, copied into {workspace} (directories recursively).")
+
+    @field_validator("files")
+    @classmethod
+    def _relative(cls, value: list[str]) -> list[str]:
+        for entry in value:
+            parts = PurePosixPath(entry).parts
+            if not entry or entry.startswith("/") or ".." in parts:
+                raise ValueError(f"workspace files are relative paths inside the case folder "
+                                 f"(got {entry!r})")
+        return [entry.rstrip("/") for entry in value]

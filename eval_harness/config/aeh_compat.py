@@ -99,7 +99,7 @@ def translate(raw: dict[str, Any], path: Path, environ: Mapping[str, str]) -> di
                 raise ConfigError("mlflow must be a mapping", path="mlflow", file=file,
                                   hint="mlflow: {experiment: NAME, tracking_uri: URI}")
             data["mlflow"] = {k: v for k, v in block.items() if v is not None}
-    _metadata(data)
+    _metadata(data, file)
     if "hooks" in data:
         data["hooks"] = _hooks(data.pop("hooks"), file)
     if "inputs" in data and not empty(data.pop("inputs")):
@@ -139,14 +139,45 @@ def translate(raw: dict[str, Any], path: Path, environ: Mapping[str, str]) -> di
     return data
 
 
-def _metadata(data: dict[str, Any]) -> None:
-    """``generation`` (how /eval-dataset sourced the cases) is kept as metadata."""
-    if "generation" in data:
-        gen = data.pop("generation")
-        if not empty(gen):
-            meta = dict(data.get("metadata") or {})
-            meta["generation"] = gen
-            data["metadata"] = meta
+_STRATEGIES = ("skill", "synthetic", "from-traces")
+
+
+def _metadata(data: dict[str, Any], file: str) -> None:
+    """``generation`` (how its /eval-dataset sourced the cases) is checked by its rules and
+    kept as metadata: ``strategy`` one of :data:`_STRATEGIES`, ``seeds`` only (and always)
+    with ``synthetic``, each seed a ``category``, a ``count`` >= 1 and exactly one of
+    ``builtin`` / ``prompt_file`` / ``prompt``."""
+    if "generation" not in data:
+        return
+    gen = data.pop("generation")
+    if empty(gen):
+        return
+    if not isinstance(gen, Mapping):
+        raise ConfigError("generation must be a mapping", path="generation", file=file,
+                          hint="generation: {strategy: synthetic, seeds: [...]}")
+    strategy = gen.get("strategy") or "skill"
+    seeds = gen.get("seeds") or []
+    problem = None
+    if strategy not in _STRATEGIES:
+        problem = ("generation.strategy", f"strategy must be one of {', '.join(_STRATEGIES)}")
+    elif not isinstance(seeds, list):
+        problem = ("generation.seeds", "seeds must be a list")
+    elif strategy == "synthetic" and not seeds:
+        problem = ("generation.seeds", "strategy synthetic needs seeds")
+    elif seeds and strategy != "synthetic":
+        problem = ("generation.seeds", "seeds are only valid with strategy: synthetic")
+    for i, seed in enumerate(seeds if problem is None else []):
+        ok = (isinstance(seed, Mapping) and isinstance(seed.get("category"), str)
+              and seed["category"] and isinstance(seed.get("count"), int)
+              and not isinstance(seed["count"], bool) and seed["count"] >= 1
+              and sum(bool(seed.get(k)) for k in ("builtin", "prompt_file", "prompt")) == 1)
+        if not ok:
+            problem = (f"generation.seeds[{i}]", "a seed needs category, count >= 1 and one "
+                       "of builtin / prompt_file / prompt")
+            break
+    if problem:
+        raise ConfigError(problem[1], path=problem[0], file=file, hint=f"see {DOC}")
+    data["metadata"] = {**dict(data.get("metadata") or {}), "generation": dict(gen)}
 
 
 def _hooks(block: Any, file: str) -> dict[str, Any] | None:
