@@ -57,6 +57,14 @@ def build_summary(exp: Experiment, args: argparse.Namespace) -> dict[str, Any]:
                         "or arguments): it still defines conditions")
     for model in self_judging(cfg, exp.matrix):
         warnings.append(f"judge model `{model}` is also a model under test (self-preference bias)")
+    if cfg.mlflow is not None:
+        import importlib.util
+
+        from eval_harness.reports.mlflow_log import HINT
+
+        if importlib.util.find_spec("mlflow") is None:
+            warnings.append(f"mlflow: block but MLflow is not installed: the run will exit 2 "
+                            f"({HINT})")
     from eval_harness.errors import ConfigError
     from eval_harness.judges.validate import validate_judges
 

@@ -144,6 +144,10 @@ def compute_analysis(
         from eval_harness.analysis.failures import find_failures
         from eval_harness.analysis.loader import load_runs
 
+    if loaded is not None and loaded.config.mlflow is not None:
+        from eval_harness.reports.mlflow_log import require_mlflow
+
+        require_mlflow()  # exit 2 with the install hint before any work
     with phase("load"):
         frame = load_runs(list(paths), judge_specs=loaded.config if loaded else None,
                           factor_levels=_factor_levels(loaded))
@@ -244,6 +248,13 @@ def compute_analysis(
                           leaderboard=leaderboard, thresholds=thresholds, pairwise=pairwise,
                           out_dir=out_dir, files=files,
                           errored_judges=list(failures.dead_judges), report=report)
+    if loaded is not None and loaded.config.mlflow is not None:
+        from eval_harness.reports.mlflow_log import log_analysis, tracking_uri
+
+        with phase("mlflow"):
+            run_id = log_analysis(loaded.config.mlflow, name, anova, frame, files)
+        print(f"mlflow: logged {name} to {tracking_uri(loaded.config.mlflow)} (parent run "
+              f"{run_id})", file=sys.stderr)
     if args.export:
         from eval_harness import __version__
 

@@ -53,6 +53,10 @@ def run_matrix(args: argparse.Namespace) -> tuple[Experiment, EngineSummary, dic
                   overrides=config_overrides(args), input_overrides=input_overrides(args),
                   condition_specs=args.condition)
     options = replace(options, concurrency=concurrency(args, exp.loaded.config))
+    if exp.loaded.config.mlflow is not None:
+        from eval_harness.reports.mlflow_log import require_mlflow
+
+        require_mlflow()  # before any cell runs: exit 2 with the install hint
     if not args.no_judge_check:
         from eval_harness.judges.preflight import check_judge_models
 
