@@ -23,7 +23,7 @@ from eval_harness.runner.claude_settings import agent_flags, stage_agent_files
 from eval_harness.runner.cli import classify_exit, context_env, fill_from_reply, parse_json_reply
 from eval_harness.runner.llm import user_message
 from eval_harness.runner.process import ProcessGroup
-from eval_harness.runner.workspace import modified_files, snapshot
+from eval_harness.runner.workspace import copy_case_files, modified_files, snapshot
 
 
 class ClaudeCodeRunner:
@@ -68,6 +68,8 @@ class ClaudeCodeRunner:
         workspace.mkdir(exist_ok=True)
         if cfg.runner is not None:
             stage_agent_files(cfg.runner, request.config_dir, request.case_dir, workspace)
+        if cfg.dataset is not None and cfg.dataset.workspace is not None:
+            copy_case_files(workspace, request.case_files, cfg.dataset.workspace.files)
         before = snapshot(workspace)
         argv = self.build_argv(request)
         env = {**os.environ, **cfg.execution.env, **context_env(request)}

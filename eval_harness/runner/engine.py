@@ -129,7 +129,15 @@ class Engine:
         with self._lock:
             runner = self._runners.get(id(cfg))
             if runner is None:
-                runner = self._runners[id(cfg)] = self._factory(cfg)
+                runner = self._factory(cfg)
+                hooks = cfg.hooks
+                if hooks is not None and (hooks.before_each or hooks.after_each
+                                          or hooks.before_scoring):
+                    from eval_harness.runner.hooks import HookedRunner
+
+                    runner = HookedRunner(runner, cfg, self.exp.loaded.path, self.eval_dir,
+                                          self.exp.name)
+                self._runners[id(cfg)] = runner
             self._by_condition[condition_id] = runner
         return runner
 
@@ -318,6 +326,9 @@ class Engine:
         if not plan.todo:
             return summary
         self._preflight(plan)
+        from eval_harness.runner.hooks import run_global
+
+        run_global("before_all", self.exp, self.eval_dir)  # fails: exit 2, nothing run
         wanted = [(c.condition, c.replication) for c in plan.todo]
         self.run_dirs = open_run_dirs(
             self.eval_dir, self.exp.name, wanted, self.index.run_dirs, self.exp.digests,
@@ -362,6 +373,9 @@ class Engine:
         return summary
 
     def _finish(self, summary: EngineSummary) -> None:
+        from eval_harness.runner.hooks import run_global
+
+        run_global("after_all", self.exp, self.eval_dir)  # never fails the run
         case_ids = [c.case_id for c in self.exp.cases]
         shard = str(self.opt.shard) if self.opt.shard else None
         for run in self.run_dirs.values():
