@@ -269,7 +269,8 @@ def compute_analysis(
         shown = "unknown (no usable sample: fails closed)" if value is None else f"{value:.4g}"
         levels = ", ".join(f"{k}={v}" for k, v in (t.get("levels") or {}).items()) or "all"
         out.failures.append(f"threshold failed: {t.get('target')} {t.get('metric')} = {shown}, "
-                            f"needs >= {t.get('threshold')} ({levels})")
+                            f"needs {'<=' if t.get('metric') == 'max_error_rate' else '>='} "
+                            f"{t.get('threshold')} ({levels})")
     if args.fail_on_regression:
         bad, reasons = gate(comparisons, True, args.significant_only)
         if bad:

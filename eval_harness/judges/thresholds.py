@@ -100,13 +100,14 @@ def evaluate_thresholds(frame: pd.DataFrame, config: Any,
             rows = group[group["judge"] == target]
             usable = rows[~rows["errored"].astype(bool) & rows["value"].notna()]
             value: float | None = None
-            if metric == "max_error_rate":  # errored / (errored + scored), as there
-                value = (len(rows) - len(usable)) / len(rows) if len(rows) else 0.0
+            if metric == "max_error_rate":  # errored / (errored + scored); skips not counted
+                n_err = int(rows["errored"].astype(bool).sum())
+                total = n_err + len(usable)
+                value = n_err / total if total else 0.0
                 results.append({
                     "condition_id": str(cid), "levels": levels, "target": target,
                     "metric": metric, "value": value, "threshold": threshold,
-                    "passed": value <= threshold, "n": len(usable),
-                    "n_errored": len(rows) - len(usable)})
+                    "passed": value <= threshold, "n": len(usable), "n_errored": n_err})
                 continue
             if len(usable):
                 if metric == "min_mean":

@@ -93,3 +93,80 @@ def test_refusals_are_listed_in_the_migration_doc() -> None:
     doc = (Path(__file__).resolve().parents[2] / "docs" / "migrating-from-agent-eval-harness.md").read_text()
     missing = [k for k in UNSUPPORTED if f"`{k.split(':')[0].strip()}" not in doc]
     assert not missing, missing
+
+
+def _load(tmp_path: Path, text: str, name: str = "eval.yaml", env: dict | None = None):
+    path = tmp_path / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text)
+    return load_config(path, env=env or {}).config
+
+
+def test_eval_name_is_its_eval_name(tmp_path: Path) -> None:
+    # the skill wins over name; the name is sanitised as it does; name == stem is ignored
+    assert _load(tmp_path, "name: x\nexecution: {skill: rfe.create}\n").name == "rfe.create"
+    assert _load(tmp_path, "name: \"My Team's Eval (v2)\"\n").name == "my-teams-eval-v2"
+    assert _load(tmp_path, "name: flat\n", "eval/flat.yaml").name == "flat"
+    assert _load(tmp_path, "name: eval\n", "eval/guides/eval.yaml").name == "guides"
+    assert _load(tmp_path, "skill: legacy\n").name == "legacy"
+
+
+def test_runner_defaults_to_claude_code(tmp_path: Path) -> None:
+    assert _load(tmp_path, "execution: {prompt: x}\n").runner.type == "claude-code"
+    cfg = _load(tmp_path, "runner: {effort: high}\n")
+    assert (cfg.runner.type, cfg.runner.effort) == ("claude-code", "high")
+    # a type-less block with a command keeps this tool's meaning (documented deviation)
+    assert _load(tmp_path, "runner: {command: echo}\n").runner.type == "cli"
+
+
+def test_metadata_title_parallelism_and_mlflow_block(tmp_path: Path) -> None:
+    cfg = _load(tmp_path, """\
+title: Weekly run
+execution: {prompt: x, parallelism: 3}
+generation: {strategy: synthetic, seeds: [{category: a, count: 2, builtin: docs/navigation}]}
+outputs: [{path: out, types: {'*.md': document}}]
+mlflow: {experiment: e1, tags: {team: ml}}
+""")
+    assert cfg.title == "Weekly run" and cfg.execution.parallelism == 3
+    assert cfg.metadata["generation"]["strategy"] == "synthetic"
+    assert cfg.metadata["output_types"] == {"out": {"*.md": "document"}}
+    assert cfg.mlflow is not None and cfg.mlflow.experiment == "e1"
+    assert cfg.mlflow.tags == {"team": "ml"}
+    assert _load(tmp_path, "mlflow:\n").mlflow is None  # an empty block: no logging, as there
+
+
+def test_parallelism_is_the_concurrency(tmp_path: Path) -> None:
+    import argparse
+
+    from eval_harness.cli.run_cmd import concurrency
+
+    cfg = _load(tmp_path, "execution: {prompt: x, parallelism: 3}\n")
+    assert concurrency(argparse.Namespace(concurrency=None), cfg) == 3
+    assert concurrency(argparse.Namespace(concurrency=7), cfg) == 7
+
+
+def test_agent_and_args_placeholders_pass_the_validator(tmp_path: Path) -> None:
+    (tmp_path / "cases" / "c1").mkdir(parents=True)
+    (tmp_path / "cases" / "c1" / "input.yaml").write_text("prompt: hi\n")
+    (tmp_path / "eval.yaml").write_text("""\
+execution: {skill: solver, arguments: "{prompt}"}
+runner: {type: cli, command: "echo {agent} {args} {model}"}
+models: {skill: m}
+dataset: {path: cases}
+""")
+    code, out, err = run_cli("--config", str(tmp_path / "eval.yaml"), "--dry-run")
+    assert code == 0, err
+
+
+def test_path_scoped_permissions_compile_to_patterns() -> None:
+    from eval_harness.config.aeh_runner import compile_permission_rules
+
+    deny = compile_permission_rules(
+        ["mcp__*", {"path": "eval/", "tools": ["Read", "Grep", "Bash"]},
+         {"path": "eval.yaml", "tools": ["Read", "Edit"]}, {"path": "", "tools": ["Read"]}],
+        deny=True, where="permissions.deny", file="x")
+    assert deny == ["mcp__*", "Read(eval/**)", "Grep(eval/**)", "Edit(eval/**)",
+                    "Read(eval.yaml)", "Edit(eval.yaml)"]
+    allow = compile_permission_rules([{"path": "src/", "tools": ["Bash", "Write"]}],
+                                     deny=False, where="permissions.allow", file="x")
+    assert allow == ["Write(src/**)"]  # Bash is never path-scoped, and never over-granted
