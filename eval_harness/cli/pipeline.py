@@ -150,7 +150,11 @@ def compute_analysis(
         require_mlflow()  # exit 2 with the install hint before any work
     with phase("load"):
         frame = load_runs(list(paths), judge_specs=loaded.config if loaded else None,
-                          factor_levels=_factor_levels(loaded))
+                          factor_levels=_factor_levels(loaded),
+                          aeh_errors=getattr(args, "aeh_errors", "exclude"))
+    for issue in frame.attrs.get("issues", []):
+        if issue.get("kind") == "assumed_range":  # the numbers depend on it: say so once
+            print(f"warning: {issue['detail']}", file=sys.stderr)
     malloc.trim()  # the loader's transients (parsed chunks, codes) are gone now
     if frame.empty:
         raise AnalysisError(f"no runs with recorded levels under {', '.join(map(str, paths))}",

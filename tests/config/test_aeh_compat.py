@@ -154,7 +154,7 @@ runner: {type: cli, command: "echo {agent} {args} {model}"}
 models: {skill: m}
 dataset: {path: cases}
 """)
-    code, out, err = run_cli("--config", str(tmp_path / "eval.yaml"), "--dry-run")
+    code, _, err = run_cli("--config", str(tmp_path / "eval.yaml"), "--dry-run")
     assert code == 0, err
 
 

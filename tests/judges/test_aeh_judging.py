@@ -106,7 +106,7 @@ def test_rubric_context_and_arguments_reach_the_llm_judge(tmp_path: Path, stub) 
 
 
 def test_context_file_must_exist(tmp_path: Path) -> None:
-    with pytest.raises(ConfigError, match="context file `gone.md` not found"):
+    with pytest.raises(ConfigError, match=r"context file `gone\.md` not found"):
         make_experiment(tmp_path, [{"name": "c", "prompt": "x", "context": ["gone.md"],
                                     "model": "openai:m"}], CASES)
 
