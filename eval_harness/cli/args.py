@@ -80,6 +80,9 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--correction", type=str.lower, choices=["holm", "bh", "fdr_bh", "none"],
                    help="multiple-comparison correction (flag > config > holm)")
     g.add_argument("--per-judge", action="store_true", help="also screen each judge")
+    g.add_argument("--format", choices=["aeh"], default=None, dest="output_format",
+                   help="aeh: also write anova.json beside the runs, where agent-eval-harness "
+                        "writes it (automatic for its run directories)")
     g.add_argument("--aeh-errors", choices=["exclude", "zero"], default="exclude",
                    help="agent-eval-harness runs: a case where nothing could be scored is "
                         "excluded as errored (default) or scored 0 as that tool does")

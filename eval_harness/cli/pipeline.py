@@ -218,6 +218,8 @@ def compute_analysis(
         thresholds = evaluate_thresholds(frame, loaded.config, pairwise)
     with phase("anova.json"):
         _write_json(out_dir / "anova.json", anova)
+        for beside in aeh_artifact_paths(args, frame, paths, eval_dir, out_dir):
+            _write_json(beside, anova)  # where its report.py / compare.py look
     from eval_harness.analysis.compare.files import write_comparisons
 
     # summary JSON + per-case rows as JSON Lines (docs/reports.md, "comparisons")
@@ -383,6 +385,18 @@ def _export_parquet(frame: Any, path: str) -> None:
     except ImportError as exc:
         raise UsageError(f"--export-parquet needs pyarrow or fastparquet ({exc})".replace("\n", " "),
                          hint="pip install pyarrow") from None
+
+
+def aeh_artifact_paths(args: argparse.Namespace, frame: Any, paths: Sequence[Path],
+                       eval_dir: Path | None, out_dir: Path) -> list[Path]:
+    """Where agent-eval-harness keeps anova.json (``<runs>/<eval>/anova.json``, beside the
+    run directories): for its run directories, or with ``--format aeh``."""
+    aeh = "agent-eval-harness" in (frame.attrs.get("formats") or [])
+    if not aeh and getattr(args, "output_format", None) != "aeh":
+        return []
+    roots = [eval_dir] if eval_dir is not None else list(paths)
+    out = [Path(r) / "anova.json" for r in roots if Path(r).is_dir()]
+    return [p for p in out if p.resolve() != (out_dir / "anova.json").resolve()]
 
 
 def _stratum(frame: Any) -> str | None:
