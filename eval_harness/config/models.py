@@ -8,6 +8,7 @@ from pydantic import Field, field_validator, model_validator
 
 from eval_harness.config.aeh_blocks import HooksBlock, MlflowBlock, WorkspaceFiles
 from eval_harness.config.base import Block
+from eval_harness.config.cost_model import CacheBlock, PriceBlock
 from eval_harness.config.judge_model import CompositeBlock, JudgeBlock, ThresholdsBlock
 from eval_harness.config.matrix_model import MatrixBlock
 from eval_harness.config.reward_model import RewardBlock
@@ -56,7 +57,8 @@ class EvalConfig(Block):
     metadata: dict[str, Any] = Field(default_factory=dict, description="Free-form metadata "
                                      "kept with the config (agent-eval-harness `generation`, "
                                      "`outputs[].types`); never read by the run.")
-    matrix: MatrixBlock | None = Field(None, description="Factors and levels.")
+    matrix: MatrixBlock | None = Field(None, description="Factors and levels (a mapping; "
+                                       "leave the key out for no matrix).")
     execution: ExecutionBlock = Field(default_factory=ExecutionBlock,  # type: ignore[arg-type]
                                       description="Prompt, timeouts, retries.")
     runner: RunnerBlock | None = Field(None, description="How to run one cell.")
@@ -74,6 +76,19 @@ class EvalConfig(Block):
         "(a cli command's script and a python runner's module are included automatically).")
     reward: RewardBlock | None = Field(None, description="agent-eval-harness composite "
                                        "(judge, weighted or formula); replaces the default.")
+    cache: CacheBlock | None = Field(None, description="Model-call cache (docs/cost.md).")
+    pricing: dict[str, PriceBlock] = Field(
+        default_factory=dict, description="model -> prices per 1M tokens; overrides the "
+        "shipped price table (docs/cost.md).")
+
+    @field_validator("matrix", mode="before")
+    @classmethod
+    def _matrix_mapping(cls, value: Any) -> Any:
+        # `matrix:` with nothing after it is YAML null: a mistake, never "no matrix"
+        if value is None:
+            raise ValueError("matrix must be a mapping with `factors` (it is empty here); "
+                             "write matrix: {factors: {name: [a, b]}} or delete the key")
+        return value
 
     @field_validator("name")
     @classmethod

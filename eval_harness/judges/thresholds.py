@@ -81,10 +81,15 @@ def win_rate_results(block: ThresholdsBlock, pairwise: dict[str, Any] | None
 
 
 def evaluate_thresholds(frame: pd.DataFrame, config: Any,
-                        pairwise: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+                        pairwise: dict[str, Any] | None = None,
+                        samples: pd.DataFrame | None = None) -> list[dict[str, Any]]:
     """One result per (condition, target, metric): {condition_id, levels, target, metric,
     value, threshold, passed, n, n_errored}; ``max_error_rate`` passes at or below its
-    threshold; ``min_win_rate`` reads the pairwise document (:func:`win_rate_results`)."""
+    threshold; ``min_win_rate`` reads the pairwise document (:func:`win_rate_results`).
+
+    ``samples``: the per-attempt table of the analysis' pass rule (columns condition_id,
+    passed: 1/0, NaN when errored); when given, the composite ``min_pass_rate`` is its
+    pass rate, so thresholds, reports and comparisons count passes the same way."""
     block = _block(config)
     if block is None:
         return []
@@ -108,6 +113,16 @@ def evaluate_thresholds(frame: pd.DataFrame, config: Any,
                     "condition_id": str(cid), "levels": levels, "target": target,
                     "metric": metric, "value": value, "threshold": threshold,
                     "passed": value <= threshold, "n": len(usable), "n_errored": n_err})
+                continue
+            if samples is not None and target == "composite" and metric == "min_pass_rate":
+                mine = samples.loc[samples["condition_id"].astype(str) == str(cid), "passed"]
+                usable, n_all = mine[mine.notna()], len(mine)
+                value = float(usable.mean()) if len(usable) else None
+                results.append({
+                    "condition_id": str(cid), "levels": levels, "target": target,
+                    "metric": metric, "value": value, "threshold": threshold,
+                    "passed": value is not None and value >= threshold,
+                    "n": len(usable), "n_errored": n_all - len(usable)})
                 continue
             if len(usable):
                 if metric == "min_mean":
