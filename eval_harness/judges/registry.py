@@ -58,6 +58,21 @@ def prompt_text(block: JudgeBlock, base_dir: Path, where: str) -> str:
                           hint="paths are relative to the config file") from None
 
 
+def context_text(block: JudgeBlock, base_dir: Path, where: str) -> str:
+    """A judge's ``context`` files as ``## Context: <name>`` sections (agent-eval-harness);
+    appended after the prompt is rendered, so their text is never read as a template."""
+    parts: list[str] = []
+    for entry in block.context:
+        path = base_dir / entry
+        try:
+            parts.append(f"\n\n## Context: {path.name}\n\n" + path.read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise ConfigError(f"cannot read context file: {exc.strerror}",
+                              path=where + ".context", hint="paths are relative to the config "
+                              "file") from None
+    return "".join(parts)
+
+
 def build_judge(block: JudgeBlock, cfg: EvalConfig, base_dir: Path, cache: VerdictCache,
                 policy: RetryPolicy, *, where: str, fence: bool = True) -> JudgeImpl:
     """The implementation of one (non-pairwise) judge."""
@@ -77,5 +92,6 @@ def build_judge(block: JudgeBlock, cfg: EvalConfig, base_dir: Path, cache: Verdi
         ref = spec.get("reference", True) if isinstance(spec, dict) else True
         return LLMJudge(block.name, reference_template(rng), settings, rng, cache, reference=ref)
     if kind in ("prompt", "prompt_file"):
-        return LLMJudge(block.name, prompt_text(block, base_dir, where), settings, rng, cache)
+        return LLMJudge(block.name, prompt_text(block, base_dir, where), settings, rng, cache,
+                        appendix=context_text(block, base_dir, where))
     raise ConfigError(f"judge kind `{kind}` is not scored per sample", path=where)
