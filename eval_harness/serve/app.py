@@ -1,5 +1,8 @@
 """The Starlette application: routes -> views -> Jinja templates (autoescaped).
 
+Page handlers are plain functions: Starlette runs them on its thread pool, so reading runs
+or drawing a chart never stalls the event loop (and one slow page never blocks another).
+
 Routes (every ``{eval}`` is a catalog key, every other name is checked by ``views``):
 
     GET  /                          evals
@@ -19,6 +22,7 @@ from __future__ import annotations
 import datetime as _dt
 import json
 import secrets
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -34,11 +38,18 @@ from eval_harness.serve import views
 from eval_harness.serve.catalog import Catalog, EvalEntry, change_token
 from eval_harness.serve.evaldata import EvalCache, EvalData
 from eval_harness.serve.security import Guard, allowed_hosts
-from eval_harness.store.labels import LabelRow, append_label, labels_path, latest_labels, read_labels
+from eval_harness.store.labels import (
+    LabelRow,
+    append_label,
+    labels_path,
+    latest_labels,
+    read_labels,
+)
 
 STATIC = Path(__file__).resolve().parent / "static"
 CHARTS = ("means", "main_effects", "interactions", "heatmap", "pareto")
 CHART_CSP = "default-src 'none'; style-src 'unsafe-inline'"
+_CHART_LOCK = threading.Lock()
 
 
 class Dashboard:
@@ -93,7 +104,7 @@ def _params(request: Request) -> dict[str, str]:
     return {k: v for k, v in request.query_params.items()}
 
 
-async def evals_page(request: Request) -> Response:
+def evals_page(request: Request) -> Response:
     d: Dashboard = request.app.state.dash
     rows = []
     for entry in d.catalog.entries().values():
@@ -120,7 +131,7 @@ def _global_token(d: Dashboard) -> str:
     return "-".join([str(len(entries))] + [change_token(e)[:8] for e in entries.values()])
 
 
-async def eval_page(request: Request) -> Response:
+def eval_page(request: Request) -> Response:
     d: Dashboard = request.app.state.dash
     entry, data, ctx = d.data(request)
     if data is None:
@@ -133,7 +144,7 @@ async def eval_page(request: Request) -> Response:
                     calibration=_calibration(entry, data), **ctx)
 
 
-async def chart(request: Request) -> Response:
+def chart(request: Request) -> Response:
     d: Dashboard = request.app.state.dash
     name = request.path_params["name"]
     if name not in CHARTS:
@@ -141,8 +152,9 @@ async def chart(request: Request) -> Response:
     data = d.cache.cached(d.entry(request).key)
     if data is None:
         raise views.NotFound("the eval is still being analysed")
-    if name not in data.charts:
-        data.charts[name] = _render_chart(name, data.report)
+    with _CHART_LOCK:  # matplotlib's pyplot state is not thread-safe
+        if name not in data.charts:
+            data.charts[name] = _render_chart(name, data.report)
     return Response(data.charts[name], media_type="image/svg+xml",
                     headers={"content-security-policy": CHART_CSP, "cache-control": "no-store"})
 
@@ -161,7 +173,7 @@ def _render_chart(name: str, report: dict[str, Any]) -> str:
     return made.svg.replace("var(--grid)", "#d5d8dc")
 
 
-async def trends_page(request: Request) -> Response:
+def trends_page(request: Request) -> Response:
     d: Dashboard = request.app.state.dash
     _, data, ctx = d.data(request)
     if data is None:
@@ -169,7 +181,7 @@ async def trends_page(request: Request) -> Response:
     return d.render(request, "trends.html", data=data, tr=views.trends(data, d.baselines), **ctx)
 
 
-async def compare_page(request: Request) -> Response:
+def compare_page(request: Request) -> Response:
     d: Dashboard = request.app.state.dash
     _, data, ctx = d.data(request)
     if data is None:
@@ -179,7 +191,7 @@ async def compare_page(request: Request) -> Response:
                     categories=views.CATEGORIES, sorts=views.SORTS, **ctx)
 
 
-async def case_page(request: Request) -> Response:
+def case_page(request: Request) -> Response:
     from eval_harness.serve.casedata import case_attempts
 
     d: Dashboard = request.app.state.dash
@@ -195,7 +207,7 @@ async def case_page(request: Request) -> Response:
                     calibration=_calibration(entry, data), **ctx)
 
 
-async def search_page(request: Request) -> Response:
+def search_page(request: Request) -> Response:
     d: Dashboard = request.app.state.dash
     _, data, ctx = d.data(request)
     if data is None:
@@ -212,7 +224,7 @@ def _calibration(entry: EvalEntry, data: EvalData) -> dict[str, Any]:
                             pass_mark=data.pass_mark, reps=500)
 
 
-async def calibration_page(request: Request) -> Response:
+def calibration_page(request: Request) -> Response:
     d: Dashboard = request.app.state.dash
     entry, data, ctx = d.data(request)
     if data is None:
@@ -234,7 +246,7 @@ async def add_label(request: Request) -> Response:
         judge = str(body["judge"])
         if judge not in views.judge_names(data):
             raise views.NotFound(f"no judge {judge!r}")
-        row = LabelRow(run=run.run_id, case=case, condition=run.condition_id,
+        row = LabelRow(schema_version=1, run=run.run_id, case=case, condition=run.condition_id,
                        replication=run.replication, judge=judge, label=body["label"],
                        who=str(body.get("who") or "")[:80],
                        when=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
@@ -246,12 +258,12 @@ async def add_label(request: Request) -> Response:
                          "kappa": {g["judge"]: g["kappa"] for g in cal["groups"]}})
 
 
-async def eval_token(request: Request) -> Response:
+def eval_token(request: Request) -> Response:
     d: Dashboard = request.app.state.dash
     return JSONResponse({"token": change_token(d.entry(request))})
 
 
-async def global_token(request: Request) -> Response:
+def global_token(request: Request) -> Response:
     return JSONResponse({"token": _global_token(request.app.state.dash)})
 
 

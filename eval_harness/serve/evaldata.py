@@ -10,6 +10,7 @@ browsed, not by the number served.
 
 from __future__ import annotations
 
+import functools
 import threading
 import time
 import traceback
@@ -229,7 +230,7 @@ class EvalCache:
             if pending is None or pending[0] != token:
                 fut = self._pool.submit(self._run, entry, token)
                 self._pending[entry.key] = (token, fut)
-                fut.add_done_callback(lambda f, k=entry.key, t=token: self._finish(k, t, f))
+                fut.add_done_callback(functools.partial(self._finish, entry.key, token))
             else:
                 fut = pending[1]
         try:
