@@ -1,0 +1,36 @@
+"""Fixtures of the dashboard tests: a writable copy of the starter eval's runs."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+PORT = 8765
+BASE = f"http://127.0.0.1:{PORT}"
+
+
+@pytest.fixture
+def runs_copy(starter_runs: Path, tmp_path: Path) -> Path:
+    """runs/ holding a copy of runs/starter/ (labels may be written into it)."""
+    root = tmp_path / "runs"
+    shutil.copytree(starter_runs, root / "starter")
+    return root
+
+
+@pytest.fixture
+def client(runs_copy: Path):
+    """A Starlette TestClient on the dashboard, sending Host 127.0.0.1:8765."""
+    import warnings
+
+    with warnings.catch_warnings():  # starlette >= 1.x prefers `httpx2`; httpx still works
+        warnings.simplefilter("ignore")
+        from starlette.testclient import TestClient
+    from eval_harness.serve.app import create_app
+
+    app = create_app([runs_copy], host="127.0.0.1", port=PORT)
+    with TestClient(app, base_url=BASE) as c:
+        yield c
+    app.dash.cache.close()
+
