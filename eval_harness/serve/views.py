@@ -209,7 +209,8 @@ def compare(data: EvalData, params: dict[str, str], baselines: list[Path]) -> di
         page = int(params.get("page", "1"))
     except ValueError:
         raise NotFound("page must be a number") from None
-    doc = _comparison(data, a, b, path)
+    same = a == b and path is None
+    doc = {"record": None, "rows": []} if same else _comparison(data, a, b, path)
     rows = doc["rows"]
     counts = {c: sum(r["category"] == c for r in rows) for c in CATEGORIES}
     if category:
