@@ -82,5 +82,5 @@ def main(argv: Sequence[str]) -> int:
     try:
         server.run(sockets=[sock])
     finally:
-        app.dash.cache.close()  # type: ignore[attr-defined]
+        app.dash.cache.close()
     return 0

@@ -36,7 +36,7 @@ from starlette.staticfiles import StaticFiles
 
 from eval_harness.serve import views
 from eval_harness.serve.catalog import Catalog, EvalEntry, change_token
-from eval_harness.serve.evaldata import EvalCache, EvalData
+from eval_harness.serve.evaldata import WAIT_S, EvalCache, EvalData
 from eval_harness.serve.security import Guard, allowed_hosts
 from eval_harness.store.labels import (
     LabelRow,
@@ -55,9 +55,9 @@ _CHART_LOCK = threading.Lock()
 class Dashboard:
     """State shared by the routes: the catalog, the analysis cache, the templates."""
 
-    def __init__(self, roots: list[Path], baselines: list[Path]) -> None:
+    def __init__(self, roots: list[Path], baselines: list[Path], wait_s: float) -> None:
         self.catalog = Catalog(roots)
-        self.cache = EvalCache()
+        self.cache = EvalCache(wait_s=wait_s)
         self.baselines = baselines
         self.env = Environment(loader=PackageLoader("eval_harness.serve", "templates"),
                                autoescape=select_autoescape(default=True, default_for_string=True))
@@ -273,9 +273,11 @@ async def not_found(request: Request, exc: Exception) -> Response:
 
 
 def create_app(roots: list[Path], *, host: str = "127.0.0.1", port: int = 8000,
-               baselines: list[Path] | None = None, secret: bytes | None = None) -> Guard:
-    """The dashboard as an ASGI app, behind its :class:`Guard`."""
-    dash = Dashboard([Path(r) for r in roots], [Path(b) for b in baselines or []])
+               baselines: list[Path] | None = None, secret: bytes | None = None,
+               wait_s: float = WAIT_S) -> Guard:
+    """The dashboard as an ASGI app, behind its :class:`Guard`. A page waits up to
+    ``wait_s`` for an analysis before showing "analysing…" (and reloading itself)."""
+    dash = Dashboard([Path(r) for r in roots], [Path(b) for b in baselines or []], wait_s)
     routes = [
         Route("/", evals_page), Route("/token", global_token),
         Route("/e/{eval}", eval_page), Route("/e/{eval}/token", eval_token),
@@ -290,13 +292,13 @@ def create_app(roots: list[Path], *, host: str = "127.0.0.1", port: int = 8000,
                                                        404: not_found})
     app.state.dash = dash
     guard = Guard(app, hosts=allowed_hosts(host, port), secret=secret or secrets.token_bytes(32))
-    guard.dash = dash  # type: ignore[attr-defined]  # tests and `serve` reach the state here
+    guard.dash = dash
     return guard
 
 
 def warm(app: Guard) -> None:
     """Start analysing the first evals in the background (pages then open at once)."""
-    dash: Dashboard = app.dash  # type: ignore[attr-defined]
+    dash: Dashboard = app.dash
     for entry in list(dash.catalog.entries().values())[: dash.cache.max_evals]:
         dash.cache.lookup(entry, wait_s=0)
 

@@ -196,8 +196,8 @@ class Lookup:
 class EvalCache:
     """Per-eval analyses keyed by change token; one computation at a time."""
 
-    def __init__(self, max_evals: int = MAX_EVALS) -> None:
-        self.max_evals = max_evals
+    def __init__(self, max_evals: int = MAX_EVALS, wait_s: float = WAIT_S) -> None:
+        self.max_evals, self.wait_s = max_evals, wait_s
         self._lock = threading.Lock()
         self._done: OrderedDict[str, EvalData | Failed] = OrderedDict()
         self._pending: dict[str, tuple[str, Future[EvalData | Failed]]] = {}
@@ -218,8 +218,10 @@ class EvalCache:
         while len(self._done) > self.max_evals:
             self._done.popitem(last=False)
 
-    def lookup(self, entry: EvalEntry, wait_s: float = WAIT_S) -> Lookup:
-        """The analysis of ``entry`` at its current token, waiting up to ``wait_s``."""
+    def lookup(self, entry: EvalEntry, wait_s: float | None = None) -> Lookup:
+        """The analysis of ``entry`` at its current token, waiting up to ``wait_s``
+        (default: the cache's)."""
+        wait_s = self.wait_s if wait_s is None else wait_s
         token = change_token(entry)
         with self._lock:
             have = self._done.get(entry.key)

@@ -17,7 +17,7 @@ from typing import Any
 
 @contextlib.contextmanager
 def background_server(roots: list[Path], *, baselines: list[Path] | None = None,
-                      host: str = "127.0.0.1") -> Iterator[tuple[str, Any]]:
+                      host: str = "127.0.0.1", wait_s: float = 1.5) -> Iterator[tuple[str, Any]]:
     """(base URL, the app) of a dashboard serving ``roots`` until the block ends."""
     import uvicorn
 
@@ -26,7 +26,7 @@ def background_server(roots: list[Path], *, baselines: list[Path] | None = None,
     sock = socket.socket(socket.AF_INET)
     sock.bind((host, 0))
     port = sock.getsockname()[1]
-    app = create_app(roots, host=host, port=port, baselines=baselines)
+    app = create_app(roots, host=host, port=port, baselines=baselines, wait_s=wait_s)
     server = uvicorn.Server(uvicorn.Config(app, log_level="warning", access_log=False,
                                            lifespan="off"))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)

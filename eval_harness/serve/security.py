@@ -78,6 +78,7 @@ class Guard:
 
     def __init__(self, app: ASGIApp, *, hosts: set[str] | None, secret: bytes) -> None:
         self.app, self.hosts, self.secret = app, hosts, secret
+        self.dash: Any = None  #: the application's state (serve.app.Dashboard), for callers
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":

@@ -29,7 +29,8 @@ def client(runs_copy: Path):
         from starlette.testclient import TestClient
     from eval_harness.serve.app import create_app
 
-    app = create_app([runs_copy], host="127.0.0.1", port=PORT)
+    # pages wait for the analysis (a loaded CI machine must not see "analysing…")
+    app = create_app([runs_copy], host="127.0.0.1", port=PORT, wait_s=120)
     with TestClient(app, base_url=BASE) as c:
         yield c
     app.dash.cache.close()

@@ -83,7 +83,7 @@ def test_dashboard_in_chromium(browser: Chromium, runs_copy: Path, tmp_path: Pat
     outs = json.loads((planted / "outputs.json").read_text())
     outs["output"] = SCRIPT + " 4"
     (planted / "outputs.json").write_text(json.dumps(outs))
-    with background_server([runs_copy]) as (base, app):
+    with background_server([runs_copy], wait_s=120) as (base, app):
         for entry in app.dash.catalog.entries().values():
             assert app.dash.cache.lookup(entry, wait_s=120).data is not None
         data = app.dash.cache.cached("starter")

@@ -147,7 +147,7 @@ def _raw(url: str, path: str, host: str | None = None) -> tuple[int, str]:
 def test_real_server_refuses_rebinding_and_raw_traversal(runs_copy: Path) -> None:
     from eval_harness.serve.live import background_server
 
-    with background_server([runs_copy]) as (url, _app):
+    with background_server([runs_copy], wait_s=120) as (url, _app):
         assert _raw(url, "/")[0] == 200
         status, text = _raw(url, "/", host="rebound.attacker.example")
         assert status == 421 and "Host" in text
