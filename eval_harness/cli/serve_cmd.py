@@ -71,6 +71,7 @@ def main(argv: Sequence[str]) -> int:
     except OSError as exc:
         raise UsageError(f"cannot listen on {args.host}:{args.port}: {exc.strerror}",
                          hint="pick another --port") from None
+    sock.listen(128)  # connections made after the line below queue until uvicorn accepts
     port = sock.getsockname()[1]
     app = create_app(roots, host=args.host, port=port, baselines=[Path(b) for b in args.baseline])
     warm(app)

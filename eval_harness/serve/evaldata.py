@@ -11,11 +11,12 @@ browsed, not by the number served.
 from __future__ import annotations
 
 import functools
+import queue
 import threading
 import time
 import traceback
 from collections import OrderedDict
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -201,7 +202,22 @@ class EvalCache:
         self._lock = threading.Lock()
         self._done: OrderedDict[str, EvalData | Failed] = OrderedDict()
         self._pending: dict[str, tuple[str, Future[EvalData | Failed]]] = {}
-        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="eh-serve-analysis")
+        # one daemon worker (not a ThreadPoolExecutor, whose threads are joined at exit):
+        # Ctrl-C stops the server at once even while a large eval is being analysed
+        self._queue: queue.SimpleQueue[tuple[Future[Any], EvalEntry, str] | None] = (
+            queue.SimpleQueue())
+        threading.Thread(target=self._loop, name="eh-serve-analysis", daemon=True).start()
+
+    def _loop(self) -> None:
+        while (job := self._queue.get()) is not None:
+            fut, entry, token = job
+            if fut.set_running_or_notify_cancel():
+                fut.set_result(self._run(entry, token))
+
+    def _submit(self, entry: EvalEntry, token: str) -> Future[EvalData | Failed]:
+        fut: Future[EvalData | Failed] = Future()
+        self._queue.put((fut, entry, token))
+        return fut
 
     def _run(self, entry: EvalEntry, token: str) -> EvalData | Failed:
         try:
@@ -230,7 +246,7 @@ class EvalCache:
                 return _as_lookup(have, True)
             pending = self._pending.get(entry.key)
             if pending is None or pending[0] != token:
-                fut = self._pool.submit(self._run, entry, token)
+                fut = self._submit(entry, token)
                 self._pending[entry.key] = (token, fut)
                 fut.add_done_callback(functools.partial(self._finish, entry.key, token))
             else:
@@ -244,7 +260,8 @@ class EvalCache:
         with self._lock:
             if self._pending.get(key, ("", None))[0] == token:
                 del self._pending[key]
-            self._store(key, fut.result())
+            if not fut.cancelled():
+                self._store(key, fut.result())
 
     def cached(self, key: str) -> EvalData | None:
         """The last analysis of ``key``, whatever its token (None when none)."""
@@ -253,8 +270,11 @@ class EvalCache:
         return got if isinstance(got, EvalData) else None
 
     def close(self) -> None:
-        """Stop the worker (running work finishes)."""
-        self._pool.shutdown(wait=False, cancel_futures=True)
+        """Stop the worker after the analysis in progress (queued ones are cancelled)."""
+        with self._lock:
+            for _, fut in self._pending.values():
+                fut.cancel()
+        self._queue.put(None)
 
 
 def _as_lookup(result: EvalData | Failed, current: bool) -> Lookup:
