@@ -20,12 +20,13 @@ from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from eval_harness.serve.catalog import EvalEntry, change_token
 from eval_harness.store.atomic import read_json
+
+if TYPE_CHECKING:  # pandas loads with the first analysis, not at start-up
+    import pandas as pd
 
 MAX_EVALS = 2
 WAIT_S = 1.5
@@ -82,6 +83,8 @@ class EvalData:
     def judge_grid(self, judge: str) -> pd.DataFrame:
         """case_id x condition_id -> mean value of ``judge`` over replications."""
         if judge not in self.judge_grids:
+            import pandas as pd
+
             rows = self.frame[(self.frame["judge"].astype(str) == judge) & ~self.frame["errored"]]
             values = pd.to_numeric(rows["value"].astype(object).map(
                 lambda v: float(v) if isinstance(v, (int, float)) else None), errors="coerce")

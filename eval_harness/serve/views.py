@@ -12,8 +12,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
-
 from eval_harness.serve.evaldata import EvalData
 
 PAGE_SIZE = 50
@@ -318,6 +316,8 @@ def label_table(data: EvalData, labels: dict[Any, Any]) -> dict[str, dict[str, A
 
 def frame_summary(data: EvalData) -> dict[str, Any]:
     """The evals page's numbers for an analysed eval."""
+    import pandas as pd
+
     f = data.samples
     cost = pd.to_numeric(f["cost_usd"], errors="coerce")
     return {"conditions": len(data.condition_ids), "cases": len(data.case_order),
