@@ -44,7 +44,9 @@ def stored_verdicts(frame: pd.DataFrame, keys: set[LabelKey]) -> dict[LabelKey, 
     if frame.empty or not keys:
         return {}
     judges = {k[3] for k in keys}
-    sub = frame[frame["judge"].astype(str).isin(judges)]
+    cases = {k[2] for k in keys}
+    # isin on the (categorical) columns first: no text copy of the whole frame
+    sub = frame[frame["judge"].isin(judges) & frame["case_id"].isin(cases)]
     out: dict[LabelKey, StoredVerdict] = {}
     cols = zip(sub["condition_id"].astype(str), sub["replication"].astype(int),
                sub["case_id"].astype(str), sub["judge"].astype(str), sub["value"],
@@ -63,7 +65,10 @@ def judge_scales(frame: pd.DataFrame, judges: set[str]) -> dict[str, tuple[float
     out: dict[str, tuple[float, float]] = {}
     if frame.empty:
         return out
-    sub = frame[frame["judge"].astype(str).isin(judges) & (frame["kind"].astype(str) == "numeric")]
+    if not judges:
+        return out
+    sub = frame[frame["judge"].isin(judges)]
+    sub = sub[sub["kind"].astype(str) == "numeric"]
     for judge, g in sub.groupby(sub["judge"].astype(str), observed=True):
         pts = {(float(v), float(n)) for v, n in zip(g["value"], g["normalized"], strict=True)
                if _finite(v) and _finite(n)}

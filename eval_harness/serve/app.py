@@ -217,11 +217,24 @@ def search_page(request: Request) -> Response:
 
 
 def _calibration(entry: EvalEntry, data: EvalData) -> dict[str, Any]:
+    """calibrate's report over the eval's labels; cached until labels.jsonl changes."""
+    import os
+
     from eval_harness.judges.label_match import runs_calibration
 
-    rows = read_labels(labels_path(entry.path))
-    return runs_calibration(data.frame, rows, source=str(labels_path(entry.path)),
-                            pass_mark=data.pass_mark, reps=500)
+    path = labels_path(entry.path)
+    try:
+        st = os.stat(path)
+        key = (st.st_mtime_ns, st.st_size)
+    except OSError:
+        key = (0, -1)
+    memo = data.memo.get("calibration")
+    if memo is not None and memo[0] == key:
+        return dict(memo[1])
+    report = runs_calibration(data.frame, read_labels(path), source=str(path),
+                              pass_mark=data.pass_mark, reps=500)
+    data.memo["calibration"] = (key, report)
+    return report
 
 
 def calibration_page(request: Request) -> Response:

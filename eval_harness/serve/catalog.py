@@ -25,7 +25,8 @@ from eval_harness.analysis.discover import RunDir, find_run_dirs
 from eval_harness.store.atomic import read_json
 
 _SLUG = re.compile(r"[^A-Za-z0-9._-]+")
-_WATCHED = ("run.json", "summary.yaml", "run_result.json", "cases", "labels.jsonl")
+# labels.jsonl is not watched: a new label must not make the whole eval be re-analysed
+_WATCHED = ("run.json", "summary.yaml", "run_result.json", "cases")
 #: the catalog (which run directories exist) is re-walked at most this often
 REWALK_S = 2.0
 
@@ -57,10 +58,9 @@ def _running(run: RunDir) -> bool:
 def change_token(entry: EvalEntry) -> str:
     """A digest that changes whenever a run of ``entry`` is written to."""
     h = hashlib.blake2b(digest_size=12)
-    h.update(repr(_stat(os.path.join(entry.path, "labels.jsonl"))).encode())
     for run in entry.runs:
         h.update(run.path.encode())
-        for name in _WATCHED[:4]:
+        for name in _WATCHED:
             h.update(repr(_stat(os.path.join(run.path, name))).encode())
         if _running(run):
             try:
