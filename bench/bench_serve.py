@@ -31,7 +31,7 @@ import urllib.request
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from scale_data import write_runs  # noqa: E402
+from scale_data import write_runs
 
 EVAL_PAGE_S, CASE_PAGE_S, START_S = 2.0, 0.3, 2.0
 OPENER = urllib.request.build_opener(urllib.request.ProxyHandler({}))

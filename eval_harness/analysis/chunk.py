@@ -109,7 +109,10 @@ class Chunk:
         self.s_cost.append(_num(rec.get("cost_usd")))
         self.s_tokens.append(_num(rec.get("tokens")))
         self.s_tools.append(_num(rec.get("tool_calls")))
-        self.s_hash.append(str(rec.get("case_hash") or ""))
+        # the judges' digest rides on the case hash: a changed judge is a modified case
+        digest = rec.get("judges_digest")
+        self.s_hash.append(str(rec.get("case_hash") or "")
+                           + (f":{digest}" if isinstance(digest, str) and digest else ""))
         self.s_source.append(source)
         self.s_finished.append(str(rec.get("finished_at") or self.finished_default))
         if tags and case_id not in self.case_tags:

@@ -19,6 +19,7 @@ from eval_harness.analysis.browse import (
     list_runs,
     select_runs,
 )
+from eval_harness.cli.prog import prog
 
 
 def _levels(levels: dict[str, Any]) -> str:
@@ -35,7 +36,7 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 def runs_parser() -> argparse.ArgumentParser:
     """Arguments of ``runs``."""
-    p = argparse.ArgumentParser(prog="orchestrate runs",
+    p = argparse.ArgumentParser(prog=f"{prog()} runs",
                                 description="List run directories: condition, levels, "
                                 "replication, status and case counts.")
     _common(p)
@@ -44,7 +45,7 @@ def runs_parser() -> argparse.ArgumentParser:
 
 def show_parser() -> argparse.ArgumentParser:
     """Arguments of ``show``."""
-    p = argparse.ArgumentParser(prog="orchestrate show",
+    p = argparse.ArgumentParser(prog=f"{prog()} show",
                                 description="One case across the conditions: input, each answer, "
                                 "each judge's value and rationale, status and error reason, cost, "
                                 "latency.")

@@ -17,13 +17,14 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from eval_harness.cli.prog import prog
 from eval_harness.errors import UsageError
 from eval_harness.judges.calibration import MIN_LABELS, calibrate
 
 
 def build_parser() -> argparse.ArgumentParser:
     """``calibrate`` arguments."""
-    p = argparse.ArgumentParser(prog="orchestrate.py calibrate",
+    p = argparse.ArgumentParser(prog=f"{prog()} calibrate",
                                 description="Measure judge agreement with human labels.")
     p.add_argument("runs", nargs="*", metavar="RUNS",
                    help="run directories root(s): match their labels.jsonl to the stored "

@@ -58,6 +58,17 @@ def _pass_mark(loaded: LoadedConfig | None) -> float | None:
     return None
 
 
+def _gate_judges(loaded: LoadedConfig | None) -> tuple[str, ...]:
+    """The config's boolean gate judges (``gate: true`` and ``composite.gates``)."""
+    if loaded is None:
+        return ()
+    cfg = loaded.config
+    names = [j.name for j in cfg.judges or [] if getattr(j, "gate", False)]
+    comp = getattr(cfg, "composite", None)
+    names += [g for g in (getattr(comp, "gates", None) or []) if g not in names]
+    return tuple(names)
+
+
 def _factor_levels(loaded: LoadedConfig | None) -> dict[str, list[Any]] | None:
     if loaded is None or loaded.config.matrix is None:
         return None
@@ -148,6 +159,13 @@ def compute_analysis(
         frame = load_runs(list(paths), judge_specs=loaded.config if loaded else None,
                           factor_levels=_factor_levels(loaded))
     malloc.trim()  # the loader's transients (parsed chunks, codes) are gone now
+    from eval_harness.analysis.configured import restrict_to_configured
+
+    frame, excluded_conditions = restrict_to_configured(frame, _factor_levels(loaded))
+    if excluded_conditions:
+        print(f"note: {len(excluded_conditions)} condition(s) in the runs are not in the "
+              "configured matrix (a level renamed or removed): left out, listed in "
+              "anova.json excluded_conditions", file=sys.stderr)
     if frame.empty:
         raise AnalysisError(f"no runs with recorded levels under {', '.join(map(str, paths))}",
                             hint="point --analyze-only at runs/<eval>/")
@@ -158,6 +176,9 @@ def compute_analysis(
         _export_parquet(frame, args.export_parquet)
     failures = find_failures(frame, paths)
     _print_failures(failures)
+    dropped: list[str] = []
+    if failures.dead_judges and getattr(args, "allow_errored_judges", False):
+        frame, dropped = _drop_dead_judges(frame, failures, loaded)
     if not failures.scored:  # a valid (empty) anova.json, and reports saying why
         empty = build_anova(frame, method=opts["method"], correction=opts["correction"],
                             alpha=opts["alpha"], per_judge=False,
@@ -183,10 +204,16 @@ def compute_analysis(
     for note in anova.get("notes", []):
         if note.startswith("method auto → "):  # the automatic choice is printed, not only recorded
             print(f"note: {note}", file=sys.stderr)
+    anova["excluded_conditions"] = excluded_conditions
+    anova["dropped_judges"] = [{"judge": j, "reason": "errored on every sample "
+                                "(--allow-errored-judges): left out of the composite, the "
+                                "other weights renormalised"} for j in dropped]
     from eval_harness.analysis.aeh_export import aeh_fields
 
     anova = aeh_fields(anova, frame)  # what agent-eval-harness's consumers read, beside ours
-    rule = VerdictRule(pass_mark=opts["pass_mark"]) if opts["pass_mark"] is not None else None
+    # one pass rule for comparisons, leaderboard, thresholds, reports and the gate
+    rule = VerdictRule(pass_mark=0.5 if opts["pass_mark"] is None else opts["pass_mark"],
+                       gates=_gate_judges(loaded))
     reference = parse_reference(args.reference) if args.reference else None
     baseline = load_baseline(args.baseline) if args.baseline else None
     malloc.trim()  # after each large phase: its freed transients leave the resident set
@@ -206,7 +233,7 @@ def compute_analysis(
     if loaded is not None:
         from eval_harness.judges.thresholds import evaluate_thresholds
 
-        thresholds = evaluate_thresholds(frame, loaded.config)
+        thresholds = evaluate_thresholds(frame, loaded.config, samples=tables[0])
     pairwise = _pairwise(exp, eval_dir, paths)
     with phase("anova.json"):
         _write_json(out_dir / "anova.json", anova)
@@ -221,8 +248,8 @@ def compute_analysis(
     from eval_harness.reports.model import build_report
     from eval_harness.reports.writer import now_iso, write_reports
 
-    # the report model is built once, for the files and the console; reports use the
-    # default verdict rule (reuse the tables only when the configured rule is that one)
+    # the report model is built once, for the files and the console, from the same
+    # verdict tables (the configured pass rule) as the comparisons
     written: dict[str, Path] = {}
     report = None
     if not getattr(args, "no_report", False):
@@ -230,7 +257,7 @@ def compute_analysis(
             report = build_report(anova=anova, frame=frame, comparisons=comparisons,
                                   leaderboard=leaderboard, thresholds=thresholds,
                                   pairwise=pairwise, generated_at=now_iso(),
-                                  tables=tables if rule in (None, VerdictRule()) else None)
+                                  tables=tables)
         written = write_reports(out_dir, anova=anova, frame=frame, comparisons=comparisons,
                                 leaderboard=leaderboard, thresholds=thresholds,
                                 pairwise=pairwise, runs_root=list(paths), report=report)
@@ -260,10 +287,41 @@ def compute_analysis(
         out.failures.append(f"threshold failed: {t.get('target')} {t.get('metric')} = {shown}, "
                             f"needs >= {t.get('threshold')} ({levels})")
     if args.fail_on_regression:
-        bad, reasons = gate(comparisons, True, args.significant_only)
+        bad, reasons = gate(comparisons, True, rule=gate_rule(args), alpha=opts["alpha"])
         if bad:
             out.failures += [f"regression: {reason}" for reason in reasons]
     return out
+
+
+def _drop_dead_judges(frame: Any, failures: Any,
+                      loaded: LoadedConfig | None) -> tuple[Any, list[str]]:
+    """``--allow-errored-judges``: the composite without the judges that errored on every
+    sample (analysis.recompose), said on stderr."""
+    from eval_harness.analysis.composite import coerce_judge_specs
+    from eval_harness.analysis.recompose import drop_from_composite
+
+    dead = sorted(failures.dead_judges)
+    if loaded is not None and loaded.config.reward is not None:
+        print(f"note: judge(s) {', '.join(dead)} errored on every sample; the `reward` "
+              "block's composite is kept as recorded", file=sys.stderr)
+        return frame, []
+    specs = coerce_judge_specs(loaded.config if loaded else None)
+    out = drop_from_composite(frame, dead, specs)
+    print(f"note: judge(s) {', '.join(f'`{j}`' for j in dead)} errored on every sample: "
+          "dropped from the composite (--allow-errored-judges; the other judges' weights "
+          "renormalised)", file=sys.stderr)
+    return out, dead
+
+
+def gate_rule(args: argparse.Namespace) -> str:
+    """``--gate`` (``--significant-only`` is the older spelling of ``--gate cases``)."""
+    chosen = getattr(args, "gate", None)
+    if getattr(args, "significant_only", False):
+        if chosen not in (None, "cases"):
+            raise UsageError(f"--significant-only means --gate cases, not --gate {chosen}",
+                             hint="pass only --gate")
+        return "cases"
+    return chosen or "overall"
 
 
 def _export_note(path: Path, doc: dict[str, Any]) -> str:
@@ -299,10 +357,11 @@ def run_analysis(
         print(line, file=sys.stderr)
     if out.errored_judges and not getattr(args, "allow_errored_judges", False):
         names = ", ".join(f"`{j}`" for j in out.errored_judges)
-        raise NoUsableResults(f"judge(s) {names} errored on every sample (reasons above); "
-                              "reports were written without them",
+        raise NoUsableResults(f"judge(s) {names} errored on every sample (reasons above), "
+                              "so every composite that includes them is errored",
                               hint="fix the judge, then `--rescore`; or pass "
-                                   "--allow-errored-judges to accept")
+                                   "--allow-errored-judges to drop it from the composite "
+                                   "(the other weights renormalised) and analyse the rest")
     return out.exit_code
 
 
@@ -366,7 +425,7 @@ def _export_parquet(frame: Any, path: str) -> None:
         frame.astype(plain).to_parquet(path)
     except ImportError as exc:
         raise UsageError(f"--export-parquet needs pyarrow or fastparquet ({exc})".replace("\n", " "),
-                         hint="pip install pyarrow") from None
+                         hint="pip install 'factorial-eval-harness[parquet]'") from None
 
 
 def _stratum(frame: Any) -> str | None:

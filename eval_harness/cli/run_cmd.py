@@ -3,13 +3,15 @@
 Exit codes: whatever analysis returns (0/1/4) after a full run; 4 when every cell this
 invocation ran errored (even with --no-analysis, even when older results exist); 2 on a config error (raised
 before anything runs); 3 when quota/auth failures stopped the run (QuotaExhausted, raised
-by the engine after keeping finished work); 130 on Ctrl-C (KeyboardInterrupt reaches
+by the engine after keeping finished work) or when ``--max-spend`` stopped it (BudgetExhausted);
+130 on Ctrl-C (KeyboardInterrupt reaches
 ``cli/main.py`` after the engine cleaned up).
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from pathlib import Path
@@ -52,12 +54,24 @@ def run_matrix(args: argparse.Namespace) -> tuple[Experiment, EngineSummary, dic
 
     scorer = build_scorer(exp, runs_dir=args.runs_dir)  # persists the verdict cache
     eval_dir = Path(args.runs_dir) / exp.name
+    if options.shard is not None and options.shard.note:
+        print(f"[eval] note: {options.shard.note}", file=sys.stderr)
     _say_agent_changed(exp, eval_dir)
+    from eval_harness.cache.active import activated
+    from eval_harness.cli.cost_opts import max_spend, open_cache
+
+    cache = open_cache(args, exp)
+    options = dataclasses.replace(options, cache=cache, max_spend=max_spend(args))
     try:
-        summary = execute(exp, scorer, options)
+        with activated(cache):  # the LLM judges' calls go through it too
+            summary = execute(exp, scorer, options)
     finally:  # also after Ctrl-C / quota; not when nothing was created (a setup error)
         if eval_dir.is_dir():
             _record(exp, eval_dir)
+        if cache is not None:
+            if cache.counts.lookups:
+                print(f"[eval] model calls: {cache.counts.line()}", file=sys.stderr)
+            cache.close()
     info = describe(summary)
     shard = f" (shard {options.shard})" if options.shard else ""
     print(f"[eval] {exp.name}{shard}: {info['ran']} of {info['cells']} cells run "

@@ -12,6 +12,7 @@ from pydantic import (
     StrictInt,
     StrictStr,
     ValidationError,
+    WithJsonSchema,
     field_validator,
 )
 
@@ -55,6 +56,7 @@ def _check_levels(value: Any) -> Any:
     if not value:
         raise ValueError("levels must be a non-empty list")
     seen: set[str] = set()
+    as_text: dict[str, Any] = {}  # str(level) -> level: run dirs and reports hold text
     scalars: list[Any] = []
     for i, level in enumerate(value):
         if isinstance(level, Variant):
@@ -86,10 +88,21 @@ def _check_levels(value: Any) -> Any:
         if key in seen:
             raise ValueError(f"duplicate level {key}")
         seen.add(key)
+        name = level.name if isinstance(level, Variant) else (
+            value[i].name if isinstance(value[i], Variant) else level)
+        text = str(name)
+        if text in as_text:
+            raise ValueError(f"levels {as_text[text]!r} and {name!r} are the same text "
+                             f"{text!r} once converted (ids, folders, reports): quote them "
+                             "as distinct strings")
+        as_text[text] = name
     return value
 
 
-Levels = Annotated[list[Any], BeforeValidator(_check_levels)]
+Levels = Annotated[list[Any], BeforeValidator(_check_levels),
+                   WithJsonSchema({"type": "array", "minItems": 1,
+                                   "description": "Non-empty list of levels (scalars or "
+                                                  "variants {name, set})."})]
 
 
 class PowerPrior(Block):

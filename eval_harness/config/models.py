@@ -7,6 +7,7 @@ from typing import Any
 from pydantic import Field, field_validator, model_validator
 
 from eval_harness.config.base import Block
+from eval_harness.config.cost_model import CacheBlock, PriceBlock
 from eval_harness.config.judge_model import CompositeBlock, JudgeBlock, ThresholdsBlock
 from eval_harness.config.matrix_model import MatrixBlock
 from eval_harness.config.reward_model import RewardBlock
@@ -46,7 +47,8 @@ class EvalConfig(Block):
 
     name: str = Field(description="Eval name: the runs/<name>/ folder.")
     description: str | None = Field(None, description="Free text.")
-    matrix: MatrixBlock | None = Field(None, description="Factors and levels.")
+    matrix: MatrixBlock | None = Field(None, description="Factors and levels (a mapping; "
+                                       "leave the key out for no matrix).")
     execution: ExecutionBlock = Field(default_factory=ExecutionBlock,  # type: ignore[arg-type]
                                       description="Prompt, timeouts, retries.")
     runner: RunnerBlock | None = Field(None, description="How to run one cell.")
@@ -64,6 +66,19 @@ class EvalConfig(Block):
         "(a cli command's script and a python runner's module are included automatically).")
     reward: RewardBlock | None = Field(None, description="agent-eval-harness composite "
                                        "(judge, weighted or formula); replaces the default.")
+    cache: CacheBlock | None = Field(None, description="Model-call cache (docs/cost.md).")
+    pricing: dict[str, PriceBlock] = Field(
+        default_factory=dict, description="model -> prices per 1M tokens; overrides the "
+        "shipped price table (docs/cost.md).")
+
+    @field_validator("matrix", mode="before")
+    @classmethod
+    def _matrix_mapping(cls, value: Any) -> Any:
+        # `matrix:` with nothing after it is YAML null: a mistake, never "no matrix"
+        if value is None:
+            raise ValueError("matrix must be a mapping with `factors` (it is empty here); "
+                             "write matrix: {factors: {name: [a, b]}} or delete the key")
+        return value
 
     @field_validator("name")
     @classmethod

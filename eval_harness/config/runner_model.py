@@ -73,6 +73,12 @@ class ExecutionBlock(Block):
     env: dict[str, str] = Field(default_factory=dict, description="Extra environment for the runner.")
     max_budget_usd: float | None = Field(None, ge=0, description="Budget cap per run (cost upper bound).")
     retries: int = Field(3, ge=0, description="Retries for transient failures.")
+    max_spend: float | None = Field(None, gt=0, description="USD this invocation may spend "
+                                    "(as --max-spend): no new cell launches past it; exit 3.")
+    max_tokens_per_cell: int | None = Field(None, ge=1, description="API runners: a cell "
+                                            "whose call used more tokens is errored.")
+    max_cost_per_cell: float | None = Field(None, gt=0, description="API runners: a cell "
+                                            "whose call cost more (USD) is errored.")
     transient_exit_codes: list[int] = Field(
         default_factory=list, description="cli exit codes treated as transient (retried)."
     )

@@ -161,6 +161,41 @@ def _walk(node: yaml.Node, path: KeyPath, lines: dict[KeyPath, int]) -> None:
             _walk(item, (*path, i), lines)
 
 
+#: plain words YAML 1.1 reads as booleans (PyYAML: on/off/yes/no; the spec adds y/n)
+YAML11_BOOLEANS = frozenset({"on", "off", "yes", "no", "y", "n"})
+_BOOL_TAG = "tag:yaml.org,2002:bool"
+
+
+def _yaml11_booleans(node: yaml.Node, path: KeyPath,
+                     out: list[tuple[KeyPath, str, int]]) -> None:
+    """Key paths of plain (unquoted) scalars that are YAML 1.1 boolean words."""
+    stack = [(node, path)]
+    while stack:
+        n, p = stack.pop()
+        if isinstance(n, yaml.ScalarNode):
+            if not n.style and n.value.lower() in YAML11_BOOLEANS:  # libyaml: "" = plain
+                out.append((p, n.value, n.start_mark.line + 1))
+        elif isinstance(n, yaml.MappingNode):
+            stack.extend((v, (*p, k.value if isinstance(k, yaml.ScalarNode) else str(k)))
+                         for k, v in n.value)
+        elif isinstance(n, yaml.SequenceNode):
+            stack.extend((v, (*p, i)) for i, v in enumerate(n.value))
+
+
+def yaml11_booleans(text: str) -> list[tuple[KeyPath, str, int]]:
+    """(key path, word, line) of each unquoted ``on/off/yes/no/y/n`` in ``text``: words
+    that YAML 1.1 readers (PyYAML, hence agent-eval-harness) turn into true/false while a
+    reader takes them for text. Empty when ``text`` does not parse (reported elsewhere)."""
+    try:
+        _, node = parse_yaml(text)
+    except YamlProblem:
+        return []
+    out: list[tuple[KeyPath, str, int]] = []
+    if node is not None:
+        _yaml11_booleans(node, (), out)
+    return out
+
+
 def load_yaml_text(text: str, file: str) -> tuple[Any, dict[KeyPath, int]]:
     """Parse ``text`` safely; return the data and a key-path -> line map."""
     try:

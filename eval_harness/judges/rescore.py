@@ -73,6 +73,7 @@ def _rescore_case(scorer: JudgeScorer, case_dir: Path, run: dict[str, Any],
     record["scores"] = {k: v.model_dump(mode="json") for k, v in result.scores.items()}
     record["composite"] = result.composite
     record["composite_errored"] = result.composite_errored
+    record["judges_digest"] = result.judges_digest
     record["rescored_at"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
     write_atomic(case_dir / "record.json", record)
     return {"errored_judges": sum(1 for s in result.scores.values() if s.errored)}

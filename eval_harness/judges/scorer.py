@@ -61,6 +61,8 @@ def _merge_meta(outcomes: list[Outcome]) -> dict[str, Any]:
         values = [o.meta.get(key) for o in outcomes]
         meta[key] = None if any(v is None for v in values) else sum(values)  # type: ignore[misc]
     meta["cached"] = all(o.meta.get("cached") for o in outcomes)
+    if any(o.meta.get("cache_hit") for o in outcomes):  # model-call cache (eval_harness.cache)
+        meta["cache_hit"] = all(o.meta.get("cache_hit") for o in outcomes)
     warnings = sorted({w for o in outcomes for w in o.meta.get("warnings", [])})
     if warnings:
         meta["warnings"] = warnings
@@ -124,6 +126,7 @@ class JudgeScorer:
         self.fence = fence
         self._lock = threading.Lock()
         self._bound: dict[str, tuple[list[Bound], list[str]]] = {}
+        self._digest: dict[str, str] = {}
 
     def _config(self, condition_id: str) -> EvalConfig:
         effective = getattr(self.exp, "effective", {}) or {}
@@ -149,6 +152,7 @@ class JudgeScorer:
                 entering = [n for n in names if comp is None or comp.judges is None
                             or n in comp.judges]
                 self._bound[condition_id] = (bound, entering)
+                self._digest[condition_id] = judges_digest(bound, entering, cfg)
             return self._bound[condition_id]
 
     def score(self, sample: Sample) -> ScoreResult:
@@ -162,7 +166,22 @@ class JudgeScorer:
             composite, errored = reward_composite(scores, [b for b, *_ in bound], reward_block)
         else:
             composite, errored = combine(scores, entering)
-        return ScoreResult(scores=scores, composite=composite, composite_errored=errored)
+        return ScoreResult(scores=scores, composite=composite, composite_errored=errored,
+                           judges_digest=self._digest.get(sample.condition_id, ""))
+
+
+def judges_digest(bound: list[Bound], entering: list[str], cfg: EvalConfig) -> str:
+    """First 12 hex digits of SHA-256 over the judge specs as bound (each block without its
+    description, with its weight and gate), the entering names and the reward block: a
+    comparison calls a case whose digest changed ``modified``, never improved/regressed."""
+    import hashlib
+    import json
+
+    specs = [{**block.model_dump(mode="json", exclude={"description"}), "weight": weight,
+              "gate": gate} for block, _, weight, gate in bound]
+    reward = cfg.reward.model_dump(mode="json") if cfg.reward is not None else None
+    text = json.dumps([specs, entering, reward], sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
 def cache_path(runs_dir: str | Path, eval_name: str) -> Path:

@@ -57,9 +57,14 @@ def _checks(block: ThresholdsBlock) -> list[tuple[str, str, float, ThresholdSpec
     return out
 
 
-def evaluate_thresholds(frame: pd.DataFrame, config: Any) -> list[dict[str, Any]]:
+def evaluate_thresholds(frame: pd.DataFrame, config: Any,
+                        samples: pd.DataFrame | None = None) -> list[dict[str, Any]]:
     """One result per (condition, target, metric): {condition_id, levels, target, metric,
-    value, threshold, passed, n, n_errored}."""
+    value, threshold, passed, n, n_errored}.
+
+    ``samples``: the per-attempt table of the analysis' pass rule (columns condition_id,
+    passed: 1/0, NaN when errored); when given, the composite ``min_pass_rate`` is its
+    pass rate, so thresholds, reports and comparisons count passes the same way."""
     block = _block(config)
     if block is None or frame.empty:
         return []
@@ -72,6 +77,16 @@ def evaluate_thresholds(frame: pd.DataFrame, config: Any) -> list[dict[str, Any]
             rows = group[group["judge"] == target]
             usable = rows[~rows["errored"].astype(bool) & rows["value"].notna()]
             value: float | None = None
+            if samples is not None and target == "composite" and metric == "min_pass_rate":
+                mine = samples.loc[samples["condition_id"].astype(str) == str(cid), "passed"]
+                usable, n_all = mine[mine.notna()], len(mine)
+                value = float(usable.mean()) if len(usable) else None
+                results.append({
+                    "condition_id": str(cid), "levels": levels, "target": target,
+                    "metric": metric, "value": value, "threshold": threshold,
+                    "passed": value is not None and value >= threshold,
+                    "n": len(usable), "n_errored": n_all - len(usable)})
+                continue
             if len(usable):
                 if metric == "min_mean":
                     value = float(usable["value"].mean())

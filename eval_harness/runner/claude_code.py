@@ -8,12 +8,15 @@ list) replaces the ``claude`` executable (e.g. a wrapper script). The run's work
 ``total_cost_usd`` (Claude Code states the cost, so it is recorded), ``usage`` and
 ``is_error`` are read; ``is_error: true`` ends the cell errored with its ``subtype``.
 Files the run creates or changes in the workspace are the judges' ``outputs.modified_files``.
+Its runs are cached like API calls (``cache_spec``; docs/cost.md): a hit rewrites the logs
+and gives the judges the recorded files, but does not recreate them in the workspace.
 """
 
 from __future__ import annotations
 
 import os
 import shlex
+from typing import Any
 
 from eval_harness.config.models import EvalConfig
 from eval_harness.runner.base import RunRequest, RunResult, register, tee_prefix
@@ -54,6 +57,23 @@ class ClaudeCodeRunner:
             argv += ["--max-budget-usd", f"{budget:g}"]
         return argv + list(runner.extra_args if runner else [])
 
+    def cache_spec(self, request: RunRequest) -> dict[str, Any]:
+        """What identifies this cell's run for the model-call cache: the argv (the prompt
+        in it), and the environment the agent is given beyond the inherited one, secrets
+        masked (a rotated key is the same call)."""
+        from eval_harness.config.masking import mask_argv
+        from eval_harness.redact import MASK, redact
+
+        secrets = set(request.secrets)
+        env = {**self.config.execution.env, **context_env(request)}
+        if request.subagent_model is not None:
+            env["CLAUDE_CODE_SUBAGENT_MODEL"] = str(request.subagent_model)
+        return {"provider": "claude-code", "endpoint": "claude-code",
+                "model": str(request.model),
+                "request": {"argv": mask_argv(self.build_argv(request), list(secrets)),
+                            "env": {k: MASK if v in secrets else redact(v)
+                                    for k, v in sorted(env.items())}}}
+
     def run(self, request: RunRequest) -> RunResult:
         """Run claude; parse its JSON result."""
         from eval_harness.config.masking import mask_argv
@@ -81,7 +101,7 @@ class ClaudeCodeRunner:
         classify_exit(outcome, cfg, result)
         if reply is not None:
             fill_from_reply(result, reply, cfg.runner.pricing if cfg.runner else None,
-                            request.model)
+                            request.model, cfg.pricing)
             # claude's own account beats a bare exit code (it often exits 1 with is_error);
             # quota/transient exit codes, timeouts and crashes keep their classification
             plain_exit = result.failure == "error" and (result.reason or "").startswith("exit code")

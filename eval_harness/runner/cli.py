@@ -35,7 +35,6 @@ from eval_harness.config.templates import render_arguments, render_braces, rende
 from eval_harness.runner.base import (
     RunRequest,
     RunResult,
-    price,
     register,
     tee_prefix,
     usage_tokens,
@@ -100,20 +99,26 @@ def parse_json_reply(text: str, tail: str = "") -> dict[str, Any] | None:
     return None
 
 
-def fill_from_reply(result: RunResult, reply: dict[str, Any], pricing: Any, model: Any) -> None:
-    """Copy output, cost, usage and steps from a reply object into ``result``."""
+def fill_from_reply(result: RunResult, reply: dict[str, Any], pricing: Any, model: Any,
+                    price_block: Any = None) -> None:
+    """Copy output, cost, usage and steps from a reply object into ``result``; an unstated
+    cost is priced from ``price_block`` (the eval's ``pricing:``), ``pricing``
+    (``runner.pricing``) or the shipped table (:mod:`eval_harness.pricing.table`)."""
     out = reply.get("output", reply.get("result", ""))
     result.output = out if isinstance(out, str) else json.dumps(out, default=str)
     cost = reply.get("cost_usd", reply.get("total_cost_usd"))
     if (isinstance(cost, (int, float)) and not isinstance(cost, bool) and math.isfinite(cost)
             and cost >= 0):  # NaN, Infinity or a negative cost is not a known cost
-        result.cost_usd = float(cost)
+        result.cost_usd, result.cost_source = float(cost), "reported"
     result.input_tokens, result.output_tokens, result.tokens = usage_tokens(reply.get("usage"))
     steps = reply.get("steps", reply.get("tool_calls"))
     if isinstance(steps, list):
         result.steps = [s if isinstance(s, dict) else {"tool": str(s)} for s in steps]
     if result.cost_usd is None:
-        result.cost_usd = price(pricing, model, result.input_tokens, result.output_tokens)
+        from eval_harness.pricing.table import price_usage
+
+        result.cost_usd, result.cost_source = price_usage(model, reply.get("usage"),
+                                                          price_block, pricing)
     result.raw = reply
 
 
@@ -311,7 +316,7 @@ class CliRunner:
                 result.failure = "error"
                 result.reason = f"malformed output: no JSON object on stdout ({snippet!r})"
                 return result
-            fill_from_reply(result, reply, runner.pricing, request.model)
+            fill_from_reply(result, reply, runner.pricing, request.model, cfg.pricing)
         else:
             result.output = text.strip()
         return result

@@ -70,6 +70,16 @@ def classify(status: int, text: str) -> tuple[Failure, str]:
     return "error", f"HTTP {status}: {snippet}"
 
 
+#: statuses meaning "slow down": the engine's adaptive limiter halves its level on them
+RATE_LIMIT_STATUSES = (429, 529)
+_RATE_LIMITED = re.compile(r"^HTTP (" + "|".join(map(str, RATE_LIMIT_STATUSES)) + r")\b")
+
+
+def is_rate_limited(failure: str, reason: str | None) -> bool:
+    """True for a transient failure that :func:`classify` made from a 429 / 529 reply."""
+    return failure == "transient" and bool(reason) and bool(_RATE_LIMITED.match(reason or ""))
+
+
 def post_json(url: str, payload: Any, headers: Mapping[str, str], timeout: float,
               max_bytes: int = MAX_RESPONSE_BYTES) -> HttpReply:
     """POST ``payload`` as JSON; never raises for network or HTTP failures.

@@ -2,9 +2,10 @@
 
 Hardening:
 
-- transient failures (connection errors, 408/409/425/429/5xx/529) are retried with
-  exponential back-off (``Retry-After`` honoured up to ``max_delay``); anything left after
-  the last attempt raises :class:`LLMError` (the caller fails closed);
+- transient failures (connection errors, 408/409/425/429/5xx/529) are retried by the
+  policy cell calls use (:mod:`eval_harness.retrying`: exponential back-off with jitter,
+  ``Retry-After`` a floor up to ``max_delay``, no retry once the run is aborting);
+  anything left after the last attempt raises :class:`LLMError` (the caller fails closed);
 - a 400 naming ``temperature`` (reasoning models refuse it) is retried once without the
   temperature, remembered per model, and reported as a warning;
 - a 400 naming ``response_format`` / ``json_schema`` (servers without structured output)
@@ -17,11 +18,9 @@ Anthropic a forced tool call whose ``input_schema`` is the verdict schema.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 import threading
-import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -51,7 +50,8 @@ class LLMError(Exception):
 
 @dataclass(frozen=True)
 class RetryPolicy:
-    """Attempts and back-off (seconds): delay = min(max_delay, base_delay * 2**attempt)."""
+    """Attempts and back-off (seconds): before retry n, min(max_delay, base_delay·2^(n−1) +
+    U(0, base_delay)), at least the server's Retry-After up to max_delay."""
 
     attempts: int = 4
     base_delay: float = 1.0
@@ -94,42 +94,64 @@ def _error_text(body: bytes) -> str:
     return str(err)[:300]
 
 
-def _post(url: str, headers: dict[str, str], body: dict[str, Any],
-          policy: RetryPolicy) -> dict[str, Any]:
+@dataclass(frozen=True)
+class _Transient:
+    """One attempt that may succeed if retried."""
+
+    message: str
+    retry_after: float | None = None
+
+
+def _retry_after(value: str | None) -> float | None:
+    """Seconds from a ``Retry-After: <seconds>`` header (an HTTP date is ignored)."""
+    try:
+        return float(value) if value else None
+    except ValueError:
+        return None
+
+
+def _attempt(url: str, headers: dict[str, str], data: bytes,
+             policy: RetryPolicy) -> dict[str, Any] | _Transient:
+    """One request: the parsed reply, a transient failure, or LLMError (permanent)."""
     from eval_harness.runner.transport import TransportError, post
 
+    try:
+        # wall-clock deadline per request, no redirects, capped body (runner.transport)
+        reply = post(url, data, headers, deadline_s=policy.timeout, max_bytes=policy.max_bytes)
+    except TransportError as exc:
+        if not exc.transient:
+            raise LLMError(str(exc)) from None
+        return _Transient(f"connection failed: {exc}")
+    if reply.status >= 400:
+        last = f"HTTP {reply.status}: {_error_text(reply.body)}"
+        if reply.status not in RETRY_STATUSES:
+            raise LLMError(last, reply.status) from None
+        return _Transient(last, _retry_after(reply.headers.get("Retry-After")))
+    try:
+        parsed = json.loads(reply.body)
+    except ValueError:
+        raise LLMError("provider returned a non-JSON body") from None
+    if not isinstance(parsed, dict):
+        raise LLMError("provider returned a non-object body")
+    return parsed
+
+
+def _post(url: str, headers: dict[str, str], body: dict[str, Any],
+          policy: RetryPolicy) -> dict[str, Any]:
+    """The request with the cell-retry policy (:mod:`eval_harness.retrying`: jittered
+    exponential backoff, Retry-After a floor up to ``max_delay``, no retry past an abort)."""
+    from eval_harness.retrying import Backoff, call_with_backoff
+
     data = json.dumps(body).encode()
-    last = "no attempt made"
-    for attempt in range(policy.attempts):
-        delay = min(policy.max_delay, policy.base_delay * 2 ** attempt)
-        try:
-            # wall-clock deadline per request, no redirects, capped body (runner.transport)
-            reply = post(url, data, headers, deadline_s=policy.timeout,
-                         max_bytes=policy.max_bytes)
-        except TransportError as exc:
-            if not exc.transient:
-                raise LLMError(str(exc)) from None
-            last = f"connection failed: {exc}"
-        else:
-            if reply.status < 400:
-                try:
-                    parsed = json.loads(reply.body)
-                except ValueError:
-                    raise LLMError("provider returned a non-JSON body") from None
-                if not isinstance(parsed, dict):
-                    raise LLMError("provider returned a non-object body")
-                return parsed
-            message = _error_text(reply.body)
-            last = f"HTTP {reply.status}: {message}"
-            if reply.status not in RETRY_STATUSES:
-                raise LLMError(last, reply.status) from None
-            retry_after = reply.headers.get("Retry-After")
-            if retry_after:
-                with contextlib.suppress(ValueError):
-                    delay = min(policy.max_delay, float(retry_after))
-        if attempt + 1 < policy.attempts:
-            time.sleep(delay)
-    raise LLMError(f"gave up after {policy.attempts} attempts; last: {last}")
+    result, attempts = call_with_backoff(
+        lambda: _attempt(url, headers, data, policy),
+        transient=lambda r: isinstance(r, _Transient),
+        retry_after=lambda r: r.retry_after if isinstance(r, _Transient) else None,
+        retries=policy.attempts - 1,
+        backoff=Backoff(policy.base_delay, policy.max_delay, max_retry_after=policy.max_delay))
+    if isinstance(result, _Transient):
+        raise LLMError(f"gave up after {attempts} attempts; last: {result.message}")
+    return result
 
 
 def _openai_body(ref: ModelRef, system: str, user: str, schema: dict[str, Any] | None,
