@@ -6,9 +6,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-
-PORT = 8765
-BASE = f"http://127.0.0.1:{PORT}"
+from serve_helpers import BASE, PORT, ready
 
 
 @pytest.fixture
@@ -24,14 +22,16 @@ def client(runs_copy: Path):
     """A Starlette TestClient on the dashboard, sending Host 127.0.0.1:8765."""
     import warnings
 
-    with warnings.catch_warnings():  # starlette >= 1.x prefers `httpx2`; httpx still works
-        warnings.simplefilter("ignore")
-        from starlette.testclient import TestClient
     from eval_harness.serve.app import create_app
 
     # pages wait for the analysis (a loaded CI machine must not see "analysing…")
     app = create_app([runs_copy], host="127.0.0.1", port=PORT, wait_s=120)
-    with TestClient(app, base_url=BASE) as c:
+    ready(app)
+    with warnings.catch_warnings():  # starlette >= 1.x prefers `httpx2`; httpx still works
+        warnings.simplefilter("ignore")
+        from starlette.testclient import TestClient
+
+        c = TestClient(app, base_url=BASE)
+    with c:
         yield c
     app.dash.cache.close()
-

@@ -5,6 +5,17 @@ from __future__ import annotations
 import hashlib
 import re
 from pathlib import Path
+from typing import Any
+
+PORT = 8765
+BASE = f"http://127.0.0.1:{PORT}"
+
+
+def ready(app: Any) -> None:
+    """Wait for the first analysis of every eval (pages then render at once)."""
+    for entry in app.dash.catalog.entries().values():
+        got = app.dash.cache.lookup(entry, wait_s=120)
+        assert got.data is not None, got.error
 
 
 def token_of(html: str) -> str:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from serve_helpers import token_of, tree_digest
+from serve_helpers import BASE, PORT, ready, token_of, tree_digest
 
 from eval_harness.store.labels import read_labels
 
@@ -104,3 +104,28 @@ def test_page_reflects_runs_changing(client, runs_copy: Path) -> None:
 
     os.utime(case, ns=(1, 1))
     assert client.get("/e/starter/token").json()["token"] != second
+
+
+def test_agent_eval_harness_runs(tmp_path: Path) -> None:
+    """agent-eval-harness's layout: the same pages, judge values from the tidy frame."""
+    import shutil
+    import warnings
+
+    from eval_harness.serve.app import create_app
+
+    root = tmp_path / "aeh"
+    shutil.copytree(Path(__file__).resolve().parents[1] / "fixtures" / "aeh_sample_runs", root)
+    app = create_app([root], port=PORT, wait_s=120)
+    ready(app)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from starlette.testclient import TestClient
+
+        client = TestClient(app, base_url=BASE)
+    key = next(iter(app.dash.catalog.entries()))
+    data = app.dash.cache.cached(key)
+    case = client.get(f"/e/{key}/case/{data.case_order[0]}")
+    assert case.status_code == 200 and case.text.count('class="attempt v-') == len(data.runs)
+    for url in ("", "/trends", "/compare", "/calibration", "/search?q=x"):
+        assert client.get(f"/e/{key}{url}").status_code == 200, url
+    app.dash.cache.close()
