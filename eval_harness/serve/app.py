@@ -106,13 +106,18 @@ def _params(request: Request) -> dict[str, str]:
 
 def evals_page(request: Request) -> Response:
     d: Dashboard = request.app.state.dash
+    from eval_harness.serve.evaldata import run_meta
+
     rows = []
     for entry in d.catalog.entries().values():
         data = d.cache.cached(entry.key)
-        metas = [m for m in (data.runs.values() if data else [])]
+        # run.json of each run (cheap) even before the eval is analysed
+        metas = list(run_meta(entry).values())
         finished = sorted(filter(None, (m.finished_at for m in metas)))
         rows.append({"entry": entry, "n_runs": len(entry.runs),
                      "summary": views.frame_summary(data) if data else None,
+                     "conditions": len({m.condition_id for m in metas}),
+                     "replications": max((m.replication for m in metas), default=0),
                      "run_status": _run_status(metas),
                      "last": finished[-1] if finished else None})
     return d.render(request, "evals.html", rows=rows, token=_global_token(d),

@@ -102,7 +102,8 @@ class Failed:
     message: str
 
 
-def _run_meta(entry: EvalEntry) -> dict[str, RunMeta]:
+def run_meta(entry: EvalEntry) -> dict[str, RunMeta]:
+    """run_id -> each run's recorded condition, replication, status and times."""
     from eval_harness.analysis.aeh_import import read_json_object
 
     out: dict[str, RunMeta] = {}
@@ -183,7 +184,7 @@ def compute(entry: EvalEntry, token: str) -> EvalData:
     report = build_report(anova=anova, frame=frame, leaderboard=board,
                           tables=(samples, cases) if rule == VerdictRule() else None)
     return EvalData(token=token, entry=entry, frame=frame, samples=samples, cases=cases,
-                    anova=anova, leaderboard=board, report=report, runs=_run_meta(entry),
+                    anova=anova, leaderboard=board, report=report, runs=run_meta(entry),
                     expected=_expected(loaded), pass_mark=rule.pass_mark,
                     computed_s=time.perf_counter() - start)
 

@@ -25,6 +25,7 @@ def test_every_page_renders(client) -> None:
         assert part in page.text, part
     cids, case = _ids(client)
     assert client.get("/").text.count("not analysed yet") == 0  # analysed now: numbers shown
+    assert "complete 4" in client.get("/").text  # the run statuses
     for url in ["/e/starter/trends", "/e/starter/compare", f"/e/starter/case/{case}",
                 "/e/starter/search?q=add", "/e/starter/calibration", "/e/starter/token",
                 "/token", *[f"/e/starter/chart/{n}.svg" for n in
@@ -128,4 +129,32 @@ def test_agent_eval_harness_runs(tmp_path: Path) -> None:
     assert case.status_code == 200 and case.text.count('class="attempt v-') == len(data.runs)
     for url in ("", "/trends", "/compare", "/calibration", "/search?q=x"):
         assert client.get(f"/e/{key}{url}").status_code == 200, url
+    app.dash.cache.close()
+
+
+def test_baseline_file_compare_and_trend(runs_copy: Path, tmp_path: Path) -> None:
+    """A baseline file (--export) is compared against and plotted; the same runs exported
+    and compared back are unchanged case by case."""
+    import warnings
+
+    from eval_harness.analysis.compare.baseline import export_baseline
+    from eval_harness.analysis.loader import load_runs
+    from eval_harness.serve.app import create_app
+
+    base = tmp_path / "baseline.json"
+    export_baseline(load_runs([runs_copy]), str(base), compact=True,
+                    runs_root=runs_copy / "starter", tool_version="test")
+    app = create_app([runs_copy], port=PORT, wait_s=120, baselines=[base])
+    ready(app)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from starlette.testclient import TestClient
+
+        client = TestClient(app, base_url=BASE)
+    cid = app.dash.cache.cached("starter").condition_ids[1]
+    page = client.get(f"/e/starter/compare?baseline=0&b={cid}").text
+    assert "baseline baseline.json" in page and "unchanged 10" in page and "regressed 0" in page
+    trends = client.get("/e/starter/trends").text
+    assert trends.count("baseline baseline.json") >= 4  # one point per condition
+    assert client.get("/e/starter/compare?baseline=1").status_code == 404
     app.dash.cache.close()
