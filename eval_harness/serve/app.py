@@ -23,6 +23,7 @@ import datetime as _dt
 import json
 import secrets
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -136,17 +137,28 @@ def _global_token(d: Dashboard) -> str:
     return "-".join([str(len(entries))] + [change_token(e)[:8] for e in entries.values()])
 
 
-def eval_page(request: Request) -> Response:
-    d: Dashboard = request.app.state.dash
-    entry, data, ctx = d.data(request)
-    if data is None:
-        return d.render(request, "pending.html", **ctx)
+Builder = Callable[[Request, "Dashboard", EvalEntry, EvalData], dict[str, Any]]
+
+
+def eval_route(template: str, build: Builder) -> Callable[[Request], Response]:
+    """A page of one eval: "analysing…" until its analysis exists, else ``template``
+    with what ``build`` returns."""
+    def endpoint(request: Request) -> Response:
+        d: Dashboard = request.app.state.dash
+        entry, data, ctx = d.data(request)
+        if data is None:
+            return d.render(request, "pending.html", **ctx)
+        return d.render(request, template, data=data, **build(request, d, entry, data), **ctx)
+
+    return endpoint
+
+
+def _eval(request: Request, d: Dashboard, entry: EvalEntry, data: EvalData) -> dict[str, Any]:
     flt = views.parse_grid_filter(data, _params(request))
-    return d.render(request, "eval.html", data=data, report=data.report, flt=flt,
-                    grid=views.case_grid(data, flt), board=views.leaderboard(data),
-                    judges=views.judge_names(data), verdicts=views.VERDICTS,
-                    counts=views.status_counts(data), charts=CHARTS,
-                    calibration=_calibration(entry, data), **ctx)
+    return {"report": data.report, "flt": flt, "grid": views.case_grid(data, flt),
+            "board": views.leaderboard(data), "judges": views.judge_names(data),
+            "verdicts": views.VERDICTS, "counts": views.status_counts(data), "charts": CHARTS,
+            "calibration": _calibration(entry, data)}
 
 
 def chart(request: Request) -> Response:
@@ -178,47 +190,33 @@ def _render_chart(name: str, report: dict[str, Any]) -> str:
     return made.svg.replace("var(--grid)", "#d5d8dc")
 
 
-def trends_page(request: Request) -> Response:
-    d: Dashboard = request.app.state.dash
-    _, data, ctx = d.data(request)
-    if data is None:
-        return d.render(request, "pending.html", **ctx)
-    return d.render(request, "trends.html", data=data, tr=views.trends(data, d.baselines), **ctx)
+def _trends(request: Request, d: Dashboard, entry: EvalEntry, data: EvalData) -> dict[str, Any]:
+    return {"tr": views.trends(data, d.baselines)}
 
 
-def compare_page(request: Request) -> Response:
-    d: Dashboard = request.app.state.dash
-    _, data, ctx = d.data(request)
-    if data is None:
-        return d.render(request, "pending.html", **ctx)
-    return d.render(request, "compare.html", data=data,
-                    cmp=views.compare(data, _params(request), d.baselines),
-                    categories=views.CATEGORIES, sorts=views.SORTS, **ctx)
+def _compare(request: Request, d: Dashboard, entry: EvalEntry, data: EvalData) -> dict[str, Any]:
+    return {"cmp": views.compare(data, _params(request), d.baselines),
+            "categories": views.CATEGORIES, "sorts": views.SORTS}
 
 
-def case_page(request: Request) -> Response:
+def _case(request: Request, d: Dashboard, entry: EvalEntry, data: EvalData) -> dict[str, Any]:
     from eval_harness.serve.casedata import case_attempts
 
-    d: Dashboard = request.app.state.dash
-    entry, data, ctx = d.data(request)
-    if data is None:
-        return d.render(request, "pending.html", **ctx)
     case = views.check_case(data, request.path_params["case"])
     labels = latest_labels(read_labels(labels_path(entry.path)))
-    return d.render(request, "case.html", data=data, case=case,
-                    attempts=case_attempts(data, case), names=views.condition_labels(data),
-                    expected=data.expected.get(case), has_expected=case in data.expected,
-                    labels=views.label_table(data, labels),
-                    calibration=_calibration(entry, data), **ctx)
+    return {"case": case, "attempts": case_attempts(data, case),
+            "names": views.condition_labels(data), "expected": data.expected.get(case),
+            "has_expected": case in data.expected, "labels": views.label_table(data, labels),
+            "calibration": _calibration(entry, data)}
 
 
-def search_page(request: Request) -> Response:
-    d: Dashboard = request.app.state.dash
-    _, data, ctx = d.data(request)
-    if data is None:
-        return d.render(request, "pending.html", **ctx)
-    return d.render(request, "search.html", data=data,
-                    res=views.search(data, request.query_params.get("q", "")[:200]), **ctx)
+def _search(request: Request, d: Dashboard, entry: EvalEntry, data: EvalData) -> dict[str, Any]:
+    return {"res": views.search(data, request.query_params.get("q", "")[:200])}
+
+
+def _calibration_page(request: Request, d: Dashboard, entry: EvalEntry,
+                      data: EvalData) -> dict[str, Any]:
+    return {"calibration": _calibration(entry, data)}
 
 
 def _calibration(entry: EvalEntry, data: EvalData) -> dict[str, Any]:
@@ -240,15 +238,6 @@ def _calibration(entry: EvalEntry, data: EvalData) -> dict[str, Any]:
                               pass_mark=data.pass_mark, reps=500)
     data.memo["calibration"] = (key, report)
     return report
-
-
-def calibration_page(request: Request) -> Response:
-    d: Dashboard = request.app.state.dash
-    entry, data, ctx = d.data(request)
-    if data is None:
-        return d.render(request, "pending.html", **ctx)
-    return d.render(request, "calibration.html", data=data, calibration=_calibration(entry, data),
-                    **ctx)
 
 
 async def add_label(request: Request) -> Response:
@@ -298,11 +287,13 @@ def create_app(roots: list[Path], *, host: str = "127.0.0.1", port: int = 8000,
     dash = Dashboard([Path(r) for r in roots], [Path(b) for b in baselines or []], wait_s)
     routes = [
         Route("/", evals_page), Route("/token", global_token),
-        Route("/e/{eval}", eval_page), Route("/e/{eval}/token", eval_token),
-        Route("/e/{eval}/chart/{name}.svg", chart), Route("/e/{eval}/trends", trends_page),
-        Route("/e/{eval}/compare", compare_page), Route("/e/{eval}/case/{case}", case_page),
-        Route("/e/{eval}/search", search_page),
-        Route("/e/{eval}/calibration", calibration_page),
+        Route("/e/{eval}", eval_route("eval.html", _eval)),
+        Route("/e/{eval}/token", eval_token), Route("/e/{eval}/chart/{name}.svg", chart),
+        Route("/e/{eval}/trends", eval_route("trends.html", _trends)),
+        Route("/e/{eval}/compare", eval_route("compare.html", _compare)),
+        Route("/e/{eval}/case/{case}", eval_route("case.html", _case)),
+        Route("/e/{eval}/search", eval_route("search.html", _search)),
+        Route("/e/{eval}/calibration", eval_route("calibration.html", _calibration_page)),
         Route("/e/{eval}/labels", add_label, methods=["POST"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
