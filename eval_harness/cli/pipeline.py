@@ -141,7 +141,18 @@ def compute_analysis(
     *, exp: Any = None, eval_dir: Path | None = None,
 ) -> AnalysisOutputs:
     """Analyse run directories under ``paths`` and write the output files; print nothing
-    but notes on stderr."""
+    but notes on stderr. The files are written as one set (reports/outset.py): a reader
+    never sees two analyses mixed, a killed analysis leaves the previous set whole."""
+    from eval_harness.reports.outset import staged_outputs
+
+    with staged_outputs() as staged:
+        return _compute_analysis(args, paths, loaded, staged, exp=exp, eval_dir=eval_dir)
+
+
+def _compute_analysis(
+    args: argparse.Namespace, paths: Sequence[Path], loaded: LoadedConfig | None,
+    staged: list[Any], *, exp: Any = None, eval_dir: Path | None = None,
+) -> AnalysisOutputs:
     from eval_harness import malloc
 
     malloc.tune()  # freed row-sized arrays go back to the system (eval_harness/malloc.py)
@@ -155,9 +166,17 @@ def compute_analysis(
         from eval_harness.analysis.failures import find_failures
         from eval_harness.analysis.loader import load_runs
 
+    if loaded is not None and loaded.config.mlflow is not None:
+        from eval_harness.reports.mlflow_log import require_mlflow
+
+        require_mlflow()  # exit 2 with the install hint before any work
     with phase("load"):
         frame = load_runs(list(paths), judge_specs=loaded.config if loaded else None,
-                          factor_levels=_factor_levels(loaded))
+                          factor_levels=_factor_levels(loaded),
+                          aeh_errors=getattr(args, "aeh_errors", "exclude"))
+    for issue in frame.attrs.get("issues", []):
+        if issue.get("kind") == "assumed_range":  # the numbers depend on it: say so once
+            print(f"warning: {issue['detail']}", file=sys.stderr)
     malloc.trim()  # the loader's transients (parsed chunks, codes) are gone now
     from eval_harness.analysis.configured import restrict_to_configured
 
@@ -171,7 +190,11 @@ def compute_analysis(
                             hint="point --analyze-only at runs/<eval>/")
     opts = _options(args, loaded)
     name = _eval_name(frame, loaded, paths)
-    out_dir = Path(args.output) if args.output else _default_output(name)
+    from eval_harness.reports.outset import OutputSet
+
+    final_dir = Path(args.output) if args.output else _default_output(name)
+    staged.append(OutputSet(final_dir))
+    out_dir = staged[0].path  # every file below goes here; committed as a set at the end
     if args.export_parquet:
         _export_parquet(frame, args.export_parquet)
     failures = find_failures(frame, paths)
@@ -184,7 +207,7 @@ def compute_analysis(
                             alpha=opts["alpha"], per_judge=False,
                             keep_incomplete=opts["keep_incomplete"],
                             judge_specs=loaded.config if loaded else None)
-        _no_scored_samples(out_dir, name, failures, empty)
+        _no_scored_samples(staged[0], name, failures, empty)
     per_judge = opts["per_judge"]
     rows = frame[frame["judge"] == "composite"] if "judge" in frame else frame.iloc[:0]
     if not per_judge and not rows["value"].notna().any():
@@ -230,13 +253,15 @@ def compute_analysis(
                                         stratify_by=_stratum(frame), cases=tables[1])
     malloc.trim()
     thresholds: list[dict[str, Any]] = []
+    pairwise = _pairwise(exp, eval_dir, paths)
     if loaded is not None:
         from eval_harness.judges.thresholds import evaluate_thresholds
 
-        thresholds = evaluate_thresholds(frame, loaded.config, samples=tables[0])
-    pairwise = _pairwise(exp, eval_dir, paths)
+        thresholds = evaluate_thresholds(frame, loaded.config, pairwise, samples=tables[0])
     with phase("anova.json"):
         _write_json(out_dir / "anova.json", anova)
+        for beside in aeh_artifact_paths(args, frame, paths, eval_dir, out_dir):
+            _write_json(beside, anova)  # where its report.py / compare.py look
     from eval_harness.analysis.compare.files import write_comparisons
 
     # summary JSON + per-case rows as JSON Lines (docs/reports.md, "comparisons")
@@ -261,16 +286,24 @@ def compute_analysis(
         written = write_reports(out_dir, anova=anova, frame=frame, comparisons=comparisons,
                                 leaderboard=leaderboard, thresholds=thresholds,
                                 pairwise=pairwise, runs_root=list(paths), report=report)
-    files = {name: out_dir / name for name in
+    files = {name: final_dir / name for name in
              ("anova.json", "comparisons.json", "comparisons.cases.jsonl", "leaderboard.json",
               "thresholds.json")}
-    files.update({f"report.{kind}": path for kind, path in written.items()})
+    files.update({f"report.{kind}": final_dir / path.name for kind, path in written.items()})
     if "json" in written and (out_dir / "report.cases.jsonl").is_file():  # large case grid
-        files["report.cases.jsonl"] = out_dir / "report.cases.jsonl"
+        files["report.cases.jsonl"] = final_dir / "report.cases.jsonl"
+    staged[0].commit()
     out = AnalysisOutputs(frame=frame, anova=anova, comparisons=comparisons,
                           leaderboard=leaderboard, thresholds=thresholds, pairwise=pairwise,
-                          out_dir=out_dir, files=files,
+                          out_dir=final_dir, files=files,
                           errored_judges=list(failures.dead_judges), report=report)
+    if loaded is not None and loaded.config.mlflow is not None:
+        from eval_harness.reports.mlflow_log import log_analysis, tracking_uri
+
+        with phase("mlflow"):
+            run_id = log_analysis(loaded.config.mlflow, name, anova, frame, files)
+        print(f"mlflow: logged {name} to {tracking_uri(loaded.config.mlflow)} (parent run "
+              f"{run_id})", file=sys.stderr)
     if args.export:
         from eval_harness import __version__
 
@@ -285,7 +318,8 @@ def compute_analysis(
         shown = "unknown (no usable sample: fails closed)" if value is None else f"{value:.4g}"
         levels = ", ".join(f"{k}={v}" for k, v in (t.get("levels") or {}).items()) or "all"
         out.failures.append(f"threshold failed: {t.get('target')} {t.get('metric')} = {shown}, "
-                            f"needs >= {t.get('threshold')} ({levels})")
+                            f"needs {'<=' if t.get('metric') == 'max_error_rate' else '>='} "
+                            f"{t.get('threshold')} ({levels})")
     if args.fail_on_regression:
         bad, reasons = gate(comparisons, True, rule=gate_rule(args), alpha=opts["alpha"])
         if bad:
@@ -393,7 +427,7 @@ def _print_failures(failures: Any) -> None:
                         f"{format_reasons(reasons)}"), file=sys.stderr)
 
 
-def _no_scored_samples(out_dir: Path, name: str, failures: Any, anova: dict[str, Any]) -> None:
+def _no_scored_samples(outset: Any, name: str, failures: Any, anova: dict[str, Any]) -> None:
     """Write reports saying there is nothing to analyse, then stop (exit 4)."""
     from eval_harness.reports.no_results import no_results_document, write_no_results
 
@@ -407,8 +441,10 @@ def _no_scored_samples(out_dir: Path, name: str, failures: Any, anova: dict[str,
         hint = "fix the judges, then `--rescore`"
     doc = no_results_document(name, headline, failures.n_errored, dict(failures.cell_reasons),
                               failures.dead_judges)
-    written = write_no_results(out_dir, doc, anova)
-    print(f"wrote {', '.join(map(str, written))} (no scored samples)", file=sys.stderr)
+    written = write_no_results(outset.path, doc, anova)
+    outset.commit()
+    print(f"wrote {', '.join(str(outset.target / p.name) for p in written)} (no scored "
+          "samples)", file=sys.stderr)
     raise NoUsableResults(f"no scored samples: {headline}", hint=hint)
 
 
@@ -428,6 +464,18 @@ def _export_parquet(frame: Any, path: str) -> None:
                          hint="pip install 'factorial-eval-harness[parquet]'") from None
 
 
+def aeh_artifact_paths(args: argparse.Namespace, frame: Any, paths: Sequence[Path],
+                       eval_dir: Path | None, out_dir: Path) -> list[Path]:
+    """Where agent-eval-harness keeps anova.json (``<runs>/<eval>/anova.json``, beside the
+    run directories): for its run directories, or with ``--format aeh``."""
+    aeh = "agent-eval-harness" in (frame.attrs.get("formats") or [])
+    if not aeh and getattr(args, "output_format", None) != "aeh":
+        return []
+    roots = [eval_dir] if eval_dir is not None else list(paths)
+    out = [Path(r) / "anova.json" for r in roots if Path(r).is_dir()]
+    return [p for p in out if p.resolve() != (out_dir / "anova.json").resolve()]
+
+
 def _stratum(frame: Any) -> str | None:
     tags = frame.attrs.get("case_tags") or {}
     keys = {k for t in tags.values() for k in (t or {})}
@@ -442,10 +490,15 @@ def _pairwise(exp: Any, eval_dir: Path | None, paths: Sequence[Path]) -> dict[st
         from eval_harness.judges.pairwise import run_pairwise
 
         return run_pairwise(exp, eval_dir) or None
+    from eval_harness.analysis.pairwise_doc import read_pairwise
+
     for root in paths:
         found = Path(root) / "pairwise.json"
-        if found.is_file():
-            return json.loads(found.read_text())
+        if found.exists():
+            doc, note = read_pairwise(found)  # untrusted: any shape, never a crash
+            if note:
+                print(f"warning: {note}", file=sys.stderr)
+            return doc
     return None
 
 
@@ -494,4 +547,12 @@ def analyze_only(args: argparse.Namespace) -> int:
     """``--analyze-only DIR...``: analyse existing runs, with ``--config``, the config
     recorded at run time, or none (see :func:`analysis_config`)."""
     paths = resolve_paths(args.analyze_only)
-    return run_analysis(args, paths, analysis_config(args.config, paths))
+    loaded = analysis_config(args.config, paths)
+    if loaded is not None:
+        from eval_harness.analysis.judge_drift import drift_warning, judge_drift
+        from eval_harness.judges.scorer import config_judge_digests
+
+        warning = drift_warning(judge_drift(paths, config_judge_digests(loaded.config)))
+        if warning:
+            print(warning, file=sys.stderr)
+    return run_analysis(args, paths, loaded)

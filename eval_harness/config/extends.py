@@ -111,6 +111,10 @@ def load_with_extends(path: Path, chain: tuple[Path, ...] = ()) -> tuple[dict[st
             raise ConfigError(f"extended file not found: {entry}", path="extends",
                               file=str(path), line=lines.get(("extends",)),
                               hint="paths are relative to the extending file")
+        if not base_path.is_file():  # a folder, FIFO or device (/dev/zero) never loads
+            raise ConfigError(f"extended path is not a regular file: {entry}", path="extends",
+                              file=str(path), line=lines.get(("extends",)),
+                              hint="extends names YAML files")
         base, base_origins = load_with_extends(base_path, (*chain, path))
         merged = deep_merge(merged, base)
         merged_origins.update(base_origins)

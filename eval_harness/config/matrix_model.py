@@ -20,7 +20,7 @@ from eval_harness.config.base import Block
 
 CORRECTIONS = ("holm", "bh", "fdr_bh", "none")
 METHODS = ("auto", "rm", "mixed", "lmm")
-FACTOR_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
+FACTOR_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*\Z")
 #: factor names that would collide with columns of the tidy analysis frame
 RESERVED_FACTORS = frozenset(
     {"eval", "run_id", "condition_id", "replication", "case_id", "judge", "value", "kind",
@@ -41,7 +41,7 @@ class Variant(Block):
         if not value:
             raise ValueError("a variant's `set` must name at least one config path")
         for key in value:
-            if not re.match(r"^[A-Za-z_][A-Za-z0-9_-]*(\.[A-Za-z0-9_-]+)*$", str(key)):
+            if not re.match(r"^[A-Za-z_][A-Za-z0-9_-]*(\.[A-Za-z0-9_-]+)*\Z", str(key)):
                 raise ValueError(f"`{key}` is not a dotted config path such as runner.system")
             if str(key).split(".")[0] in ("matrix", "name", "extends", "judges", "dataset"):
                 raise ValueError(f"a variant cannot change `{key}`")
@@ -152,7 +152,7 @@ class MatrixBlock(Block):
     """``matrix``: factors (name -> levels), replications and analysis options."""
 
     factors: dict[str, Levels] = Field(description="Factor name -> non-empty list of levels.")
-    replications: StrictInt = Field(1, ge=1, description="Runs per (condition, case).")
+    replications: StrictInt = Field(1, ge=1, le=1_000_000, description="Runs per (condition, case).")
     analysis: AnalysisOptions = Field(default_factory=AnalysisOptions,  # type: ignore[arg-type]
                                       description="Analysis options.")
 

@@ -27,6 +27,7 @@ from typing import Any
 import yaml
 
 from eval_harness.errors import ConfigError
+from eval_harness.regular import open_regular
 
 KeyPath = tuple[str | int, ...]
 
@@ -140,8 +141,7 @@ def read_yaml_text(path: str | os.PathLike[str], *, nofollow: bool = False) -> s
     (``nofollow``: refuse a symlink, for files read from run data).
 
     Raises OSError / UnicodeDecodeError / YamlProblem."""
-    flags = os.O_RDONLY | os.O_CLOEXEC | (os.O_NOFOLLOW if nofollow else 0)
-    with os.fdopen(os.open(path, flags), "rb") as fh:
+    with os.fdopen(open_regular(path, nofollow=nofollow), "rb") as fh:  # never a FIFO
         data = fh.read(MAX_YAML_BYTES + 1)
     if len(data) > MAX_YAML_BYTES:
         raise YamlProblem(f"larger than {MAX_YAML_BYTES:,} bytes (the YAML size limit)")
