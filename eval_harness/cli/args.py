@@ -17,7 +17,7 @@ modes (default: run the matrix, then analyse and report):
   --rescore             re-run judges over existing run directories
   schema                print the JSON Schema of eval.yaml
   report                regenerate reports from analysis output + run directories
-  calibrate             measure judge agreement with human labels
+  calibrate RUNS        judge agreement with the labels beside the runs (Cohen's kappa)
   init [DIR]            write a starter eval (runs offline, no API key)
   runs RUNS             list run directories: conditions, replications, statuses
   show RUNS --case ID   one case across the conditions: answers, judge values, reasons
