@@ -66,7 +66,8 @@ def build_parser() -> argparse.ArgumentParser:
                    "than 256 shards (default: github when GITHUB_ACTIONS=true)")
 
     g = p.add_argument_group("run")
-    g.add_argument("--concurrency", type=int, default=4, metavar="N", help="cells in flight (default 4)")
+    g.add_argument("--concurrency", type=int, default=None, metavar="N",
+                   help="cells in flight (default: execution.parallelism, else 4)")
     g.add_argument("--force", action="store_true", help="rerun complete cells")
     g.add_argument("--retry-errors", action="store_true", help="rerun only errored cells")
     g.add_argument("--shard", metavar="K/N|auto", help="run a deterministic 1/N of the cells (K is 1-based)")
@@ -87,6 +88,12 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--correction", type=str.lower, choices=["holm", "bh", "fdr_bh", "none"],
                    help="multiple-comparison correction (flag > config > holm)")
     g.add_argument("--per-judge", action="store_true", help="also screen each judge")
+    g.add_argument("--format", choices=["aeh"], default=None, dest="output_format",
+                   help="aeh: also write anova.json beside the runs, where agent-eval-harness "
+                        "writes it (automatic for its run directories)")
+    g.add_argument("--aeh-errors", choices=["exclude", "zero"], default="exclude",
+                   help="agent-eval-harness runs: a case where nothing could be scored is "
+                        "excluded as errored (default) or scored 0 as that tool does")
     g.add_argument("--keep-incomplete", action="store_true", help="lmm: keep incomplete cases (fitted model)")
     g.add_argument("--simple-effects", metavar="A:B|B|auto", action="append",
                    help="contrasts of factor A within each level of B (B alone: every other "
@@ -108,9 +115,16 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--baseline", metavar="FILE", help="compare against a committed baseline file")
     g.add_argument("--export", metavar="FILE", help="write a portable baseline file")
     g.add_argument("--compact", action="store_true", help="with --export: ids, hashes and scores only")
-    g.add_argument("--fail-on-regression", action="store_true", help="exit 1 on a regression")
+    g.add_argument("--fail-on-regression", action="store_true",
+                   help="exit 1 when the gate (--gate) fails; docs/cli.md says what it tests")
+    g.add_argument("--gate", choices=["overall", "cases", "strict"], default=None,
+                   help="gate rule: overall (default: Holm across conditions of a one-sided "
+                        "case-stratified permutation test of a drop in pass rate; false "
+                        "alarm <= alpha for the whole gate), cases (also each case, one "
+                        "Holm family), strict (any case whose verdict got worse: for "
+                        "deterministic apps)")
     g.add_argument("--significant-only", action="store_true",
-                   help="with --fail-on-regression: count only significant case regressions")
+                   help="older spelling of --gate cases")
     return p
 
 

@@ -20,6 +20,7 @@ from eval_harness.analysis.browse import (
     select_runs,
 )
 from eval_harness.cli.prog import prog
+from eval_harness.textsafe import safe_stdout
 
 
 def _levels(levels: dict[str, Any]) -> str:
@@ -57,8 +58,12 @@ def show_parser() -> argparse.ArgumentParser:
 
 
 def runs_main(argv: Sequence[str]) -> int:
-    """Print one line per run and a total."""
-    args = runs_parser().parse_args(list(argv))
+    """Print one line per run and a total (run data neutralised: textsafe)."""
+    with safe_stdout():
+        return _runs(runs_parser().parse_args(list(argv)))
+
+
+def _runs(args: argparse.Namespace) -> int:
     runs = select_runs(list_runs(args.runs), args.condition)
     if args.json:
         print(json.dumps([{**asdict(r), "path": str(r.path)} for r in runs], indent=2, default=str))
@@ -118,8 +123,12 @@ def _print_sample(v: SampleView, limit: int, show_input: bool) -> None:
 
 
 def show_main(argv: Sequence[str]) -> int:
-    """Print one case in every selected run."""
-    args = show_parser().parse_args(list(argv))
+    """Print one case in every selected run (run data neutralised: textsafe)."""
+    with safe_stdout():
+        return _show(show_parser().parse_args(list(argv)))
+
+
+def _show(args: argparse.Namespace) -> int:
     runs = select_runs(list_runs(args.runs), args.condition)
     known = case_ids(runs)
     case = args.case or (known[0] if known else "")

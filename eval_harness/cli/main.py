@@ -59,6 +59,11 @@ def _dispatch(argv: list[str]) -> int:
     if args.analyze_only:
         from eval_harness.cli.pipeline import analyze_only
 
+        if args.rescore:  # never silently ignored: rescore, then analyse
+            from eval_harness.cli.rescore_cmd import rescore_then_analyze
+
+            return rescore_then_analyze(args)
+
         return analyze_only(args)
     if not args.config:
         from eval_harness.errors import UsageError

@@ -14,6 +14,7 @@ import argparse
 import dataclasses
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +40,13 @@ def options_from_args(args: argparse.Namespace) -> EngineOptions:
     )
 
 
+def concurrency(args: argparse.Namespace, config: Any) -> int:
+    """--concurrency, else ``execution.parallelism`` (agent-eval-harness), else 4."""
+    if args.concurrency is not None:
+        return int(args.concurrency)
+    return config.execution.parallelism or 4
+
+
 def run_matrix(args: argparse.Namespace) -> tuple[Experiment, EngineSummary, dict[str, Any]]:
     """Run every pending cell of the matrix (no analysis); return the experiment, the
     engine's summary and its one-line description (also printed on stderr)."""
@@ -46,6 +54,11 @@ def run_matrix(args: argparse.Namespace) -> tuple[Experiment, EngineSummary, dic
     exp = prepare(args.config, cases=args.cases, limit=args.limit,
                   overrides=config_overrides(args), input_overrides=input_overrides(args),
                   condition_specs=args.condition)
+    options = replace(options, concurrency=concurrency(args, exp.loaded.config))
+    if exp.loaded.config.mlflow is not None:
+        from eval_harness.reports.mlflow_log import require_mlflow
+
+        require_mlflow()  # before any cell runs: exit 2 with the install hint
     if not args.no_judge_check:
         from eval_harness.judges.preflight import check_judge_models
 
@@ -65,6 +78,7 @@ def run_matrix(args: argparse.Namespace) -> tuple[Experiment, EngineSummary, dic
     try:
         with activated(cache):  # the LLM judges' calls go through it too
             summary = execute(exp, scorer, options)
+            _rescore_stale_judges(summary, scorer, args.concurrency or 4)
     finally:  # also after Ctrl-C / quota; not when nothing was created (a setup error)
         if eval_dir.is_dir():
             _record(exp, eval_dir)
@@ -83,6 +97,25 @@ def run_matrix(args: argparse.Namespace) -> tuple[Experiment, EngineSummary, dic
 
         print(f"[eval] errored: {format_reasons(summary.reasons)}", file=sys.stderr)
     return exp, summary, info
+
+
+def _rescore_stale_judges(summary: EngineSummary, scorer: Any, concurrency: int) -> None:
+    """Name the cases whose content changed (their cells were rerun), and rescore the
+    complete records scored by judges the config has edited, added or removed."""
+    plan = summary.plan
+    if plan.changed_cases:
+        shown = ", ".join(plan.changed_cases[:10]) + (" ..." if len(plan.changed_cases) > 10 else "")
+        print(f"[eval] {len(plan.changed_cases)} case(s) changed (input or expected) since "
+              f"their last run, their cells rerun: {shown}", file=sys.stderr)
+    if not plan.rejudge or summary.aborted:
+        return
+    from eval_harness.judges.rescore import rescore_stale_judges
+
+    what = "; ".join(f"{kind}: {', '.join(sorted(names))}"
+                     for kind, names in sorted(plan.judge_changes.items()))
+    done = rescore_stale_judges(scorer, plan.rejudge, concurrency=concurrency)
+    print(f"[eval] judges changed since {len(plan.rejudge)} complete record(s) were scored "
+          f"({what}): rescored {done} (no agent calls)", file=sys.stderr)
 
 
 def _say_agent_changed(exp: Experiment, eval_dir: Path) -> None:

@@ -17,6 +17,7 @@ from typing import Any
 from eval_harness.judges.api import Sample, Scorer, ScoreResult
 from eval_harness.retrying import Backoff, call_with_backoff
 from eval_harness.runner.base import Runner, RunRequest, RunResult
+from eval_harness.runner.scrub import scrub_result
 from eval_harness.runner.workspace import annotation_contents
 from eval_harness.store.records import CaseRecord, JudgeScore
 from eval_harness.store.rundirs import utc_now
@@ -32,7 +33,7 @@ def call_with_retries(runner: Runner, request: RunRequest, retries: int, backoff
 
     def call() -> RunResult:
         nonlocal extra
-        result = runner.run(request)
+        result = scrub_result(runner.run(request))  # valid text, no over-deep reply
         extra += result.extra_attempts
         return result
 
@@ -96,6 +97,7 @@ def finish_cell_data(
         "tokens": result.total_tokens(), "tool_calls": result.tool_calls, "tags": tags,
         "composite": scores.composite if scores else None,
         "composite_errored": scores.composite_errored if scores else False,
+        "judges_digest": scores.judges_digest if scores else "",
         "finished_at": utc_now(),
         # added fields (records.py allows extras): provenance and token split
         "run_id": run_id, "attempts": attempts, "input_tokens": result.input_tokens,
@@ -107,6 +109,9 @@ def finish_cell_data(
         data.update(cache_hit=True, cached_latency_s=result.latency_s)
     if result.notes:
         data["notes"] = list(result.notes)
+    digests = getattr(scorer, "judge_digests", None)
+    if scores is not None and callable(digests):  # which judge specs gave these verdicts
+        data["judge_digests"] = digests(request.condition_id)
     judged = dict(scores.scores) if scores else {}
     # built from trusted fields: written without a pydantic validate + dump round trip
     # (a third of the per-cell Python time for a cheap cell); for the same reason the

@@ -40,9 +40,11 @@ from eval_harness.runner.base import (
     usage_tokens,
 )
 from eval_harness.runner.process import ProcessGroup, ProcessOutcome
+from eval_harness.runner.scrub import loads_reply
 from eval_harness.runner.workspace import (
     Snapshot,
     collect_paths,
+    copy_case_files,
     modified_files,
     snapshot,
     stage_workspace,
@@ -82,7 +84,7 @@ def parse_json_reply(text: str, tail: str = "") -> dict[str, Any] | None:
     stripped = text.strip()
     if stripped.startswith("{"):
         try:
-            value = json.loads(stripped)
+            value = loads_reply(stripped)
             if isinstance(value, dict):
                 return value
         except ValueError:
@@ -91,7 +93,7 @@ def parse_json_reply(text: str, tail: str = "") -> dict[str, Any] | None:
         line = line.strip()
         if line.startswith("{") and line.endswith("}"):
             try:
-                value = json.loads(line)
+                value = loads_reply(line)
             except ValueError:
                 continue
             if isinstance(value, dict):
@@ -171,7 +173,9 @@ class CliRunner:
         text = " ".join(self.template)
         runner = config.runner
         self.output_paths = list(config.outputs.paths)
-        self.needs_workspace = "{workspace}" in text or bool(self.output_paths)
+        ws = config.dataset.workspace if config.dataset else None
+        self.case_files = list(ws.files) if ws else []
+        self.needs_workspace = "{workspace}" in text or bool(self.output_paths or self.case_files)
         self.needs_output = "{output_dir}" in text or bool(runner and runner.output_file)
         self.procs = ProcessGroup()
         # pre-encoded once: Popen would otherwise fsencode every variable for every cell
@@ -263,6 +267,7 @@ class CliRunner:
         if self.needs_workspace:
             stage_workspace(case_dir / "workspace", request.input, request.case_files,
                             self.output_paths)
+            copy_case_files(case_dir / "workspace", request.case_files, self.case_files)
             before = snapshot(case_dir / "workspace")
         out_dir = Path(self._output_dir(case_str))
         if self.needs_output:

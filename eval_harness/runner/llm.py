@@ -130,14 +130,28 @@ class OpenAIRunner(_LlmRunner):
         try:
             message = body["choices"][0]["message"]
         except (KeyError, IndexError, TypeError):
-            result.failure, result.reason = "error", "malformed output: no choices[0].message"
+            message = None
+        if not isinstance(message, dict):  # a string, a list, null: not a message object
+            result.failure, result.reason = "error", "malformed output: no choices[0].message object"
             return
-        result.output = message.get("content") or ""
+        result.output = _text_of(message.get("content"))
         calls = message.get("tool_calls")
         if isinstance(calls, list):
-            result.steps = [{"tool": (c.get("function") or {}).get("name"),
-                             "arguments": (c.get("function") or {}).get("arguments")}
-                            for c in calls if isinstance(c, dict)]
+            fns = [c.get("function") for c in calls if isinstance(c, dict)]
+            result.steps = [{"tool": fn.get("name"), "arguments": fn.get("arguments")}
+                            if isinstance(fn, dict) else {"tool": None, "arguments": None}
+                            for fn in fns]  # "function": "x" or null: a call, tool unknown
+
+
+def _text_of(content: Any) -> str:
+    """A reply's text: a string as is; a list of parts (``{"type": "text", "text": ...}``)
+    joined; anything else ("content": 5, an object) as empty text."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(p["text"] for p in content
+                       if isinstance(p, dict) and isinstance(p.get("text"), str))
+    return ""
 
 
 class AnthropicRunner(_LlmRunner):
@@ -174,8 +188,8 @@ class AnthropicRunner(_LlmRunner):
         if not isinstance(blocks, list):
             result.failure, result.reason = "error", "malformed output: no content blocks"
             return
-        result.output = "".join(b.get("text", "") for b in blocks
-                                if isinstance(b, dict) and b.get("type") == "text")
+        result.output = _text_of([b for b in blocks if isinstance(b, dict)
+                                  and b.get("type") == "text"])
         tools = [{"tool": b.get("name"), "arguments": b.get("input")} for b in blocks
                  if isinstance(b, dict) and b.get("type") == "tool_use"]
         result.steps = tools or None
