@@ -105,7 +105,7 @@ def test_malformed_pairwise_entries_are_dropped_and_the_analysis_goes_on(tmp_pat
     (root / "pairwise.json").write_text(json.dumps({"judges": {"j": {"pairs": [
         1, {"a": 1}, {"a": "x", "b": "y", "summary": {"n": "many"}},
         {"a": "x", "b": "y", "summary": {"n": 2, "wins": 1, "win_rate": 1e308}}, good]}}}))
-    code, out, err = run_cli("--analyze-only", str(root), "--output", str(tmp_path / "out"))
+    code, _, err = run_cli("--analyze-only", str(root), "--output", str(tmp_path / "out"))
     assert code == 0, err
     assert "4 malformed pairwise entries ignored" in err
     report = json.loads((tmp_path / "out" / "report.json").read_text())
