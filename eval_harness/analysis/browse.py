@@ -29,6 +29,7 @@ class RunInfo:
     replication: int
     status: str
     counts: dict[str, int]  # case status (ok / errored / incomplete) -> number of cases
+    layout: str = "native"  # native | agent-eval-harness (read by analysis.aeh_runs)
 
 
 @dataclass(frozen=True)
@@ -107,12 +108,38 @@ def list_runs(roots: Sequence[str | os.PathLike[str]]) -> list[RunInfo]:
     (agent-eval-harness runs are analysed by ``--analyze-only``, not browsed here).
     """
     found = find_run_dirs(roots)
-    native = [Path(r.path) for r in found if r.layout == "native"]
-    if not native:
-        other = f" ({len(found)} agent-eval-harness runs: use --analyze-only)" if found else ""
-        raise UsageError(f"no run directories under {', '.join(map(str, roots))}{other}",
+    if not found:
+        raise UsageError(f"no run directories under {', '.join(map(str, roots))}",
                          hint="point at runs/<eval>/ (written by orchestrate --config ...)")
-    return [_run_info(p) for p in native]
+    out = [_run_info(Path(r.path)) for r in found if r.layout == "native"]
+    return out + _aeh_infos([Path(r.path) for r in found if r.layout != "native"])
+
+
+def _aeh_infos(paths: Sequence[Path]) -> list[RunInfo]:
+    """agent-eval-harness runs; runs with the same levels are replications 1.. in natural
+    order of their run ids, as the loader numbers them."""
+    from eval_harness.analysis.aeh_import import UnreadableRun, natural_key
+    from eval_harness.analysis.aeh_runs import read_case, read_run
+
+    runs = []
+    for path in paths:
+        try:
+            runs.append(read_run(path))
+        except UnreadableRun:
+            continue  # --analyze-only names it; browsing shows what can be read
+    seen: Counter[str] = Counter()
+    infos = []
+    for run in sorted(runs, key=lambda r: natural_key(r.run_id)):
+        key = repr(sorted(run.levels.items(), key=lambda kv: kv[0]))
+        seen[key] += 1
+        counts: Counter[str] = Counter()
+        for cid in run.case_ids:
+            case = read_case(run.path, cid)
+            counts[case.status if case else "incomplete"] += 1
+        infos.append(RunInfo(path=run.path, run_id=run.run_id, condition_id=run.condition_id,
+                             levels=run.levels, replication=seen[key], status="complete",
+                             counts=dict(counts), layout="agent-eval-harness"))
+    return sorted(infos, key=lambda i: str(i.path))
 
 
 def select_runs(runs: Sequence[RunInfo], specs: Sequence[str] | None) -> list[RunInfo]:
@@ -141,7 +168,10 @@ def select_runs(runs: Sequence[RunInfo], specs: Sequence[str] | None) -> list[Ru
 
 def case_ids(runs: Sequence[RunInfo]) -> list[str]:
     """Every case id seen in the runs, sorted."""
-    return sorted({c.name for r in runs for c in _case_dirs(r.path)})
+    from eval_harness.analysis.aeh_runs import read_run
+
+    return sorted({c.name for r in runs if r.layout == "native" for c in _case_dirs(r.path)}
+                  | {c for r in runs if r.layout != "native" for c in read_run(r.path).case_ids})
 
 
 def _output(outputs: Any) -> str | None:
@@ -153,6 +183,8 @@ def _output(outputs: Any) -> str | None:
 
 def sample(run: RunInfo, case_id: str) -> SampleView | None:
     """The case ``case_id`` in ``run``; None when the run never started that case."""
+    if run.layout != "native":
+        return _aeh_sample(run, case_id)
     case = run.path / "cases" / case_id
     if not case.is_dir():
         return None
@@ -194,3 +226,16 @@ def case_across_conditions(runs: Sequence[RunInfo], case_id: str) -> list[Sample
         raise UsageError(f"case {case_id!r} is in none of the {len(runs)} run(s)",
                          hint=f"cases are: {shown}" if known else "the runs hold no case yet")
     return views
+
+
+def _aeh_sample(run: RunInfo, case_id: str) -> SampleView | None:
+    from eval_harness.analysis.aeh_runs import read_case
+
+    case = read_case(run.path, case_id)
+    if case is None:
+        return None
+    judges = [JudgeView(j.name, j.value, j.rationale, j.errored, j.error) for j in case.judges]
+    return SampleView(run=run, case_id=case_id, status=case.status,
+                      reason="no judge could score it" if case.status == "errored" else None,
+                      input=case.input, output=case.output, latency_s=case.latency_s,
+                      cost_usd=case.cost_usd, composite=case.composite, judges=judges)

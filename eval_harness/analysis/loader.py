@@ -22,6 +22,7 @@ per-sample columns are expanded with numpy indexing, never per-row pandas operat
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import multiprocessing as mp
 import os
@@ -42,6 +43,7 @@ from eval_harness.analysis.composite import JudgeSpec, coerce_judge_specs
 from eval_harness.analysis.discover import RunDir, find_run_dirs
 from eval_harness.analysis.packed import Packed
 from eval_harness.analysis.shared import SharedDict, SharedList
+from eval_harness.judges.reward import DEFAULT_RANGE
 
 MAX_WORKERS = 4
 PARALLEL_MIN_RUNS = 8
@@ -205,6 +207,7 @@ def load_runs(
     judge_specs: Any = None,
     factor_levels: Mapping[str, Sequence[Any]] | None = None,
     workers: int | None = None,
+    aeh_errors: str = "exclude",
 ) -> pd.DataFrame:
     """Load every run directory under `path` (one root or several) into a tidy frame.
 
@@ -215,10 +218,14 @@ def load_runs(
     `workers`: processes reading run files (default: up to 4 CPUs when there are at least
     8 native runs, or agent-eval-harness summaries of 2 MB or more; 1 = in this process).
     The result does not depend on it.
+    `aeh_errors`: agent-eval-harness runs' cases where nothing could be scored are
+    ``exclude``d (errored, this tool's rule) or scored ``zero`` (that tool's rule).
     """
     roots = [path] if isinstance(path, (str, os.PathLike)) else list(path)
     specs = coerce_judge_specs(judge_specs)
-    rule = aeh_rule(judge_specs)
+    if aeh_errors not in ("exclude", "zero"):
+        raise ValueError("aeh_errors is `exclude` or `zero`")
+    rule = dataclasses.replace(aeh_rule(judge_specs), errored_as_zero=aeh_errors == "zero")
     pool = _Workers(workers)
     try:
         return _load(roots, specs, rule, factor_levels, pool)
@@ -302,6 +309,14 @@ def _load(
     frame = _assemble(col, factors)
     if any(r.get("format") == "agent-eval-harness" for r in col.runs):
         issues.append({"kind": "scoring", "detail": rule.describe()})
+        assumed = sorted({j for r in col.runs for j in r.get("assumed_ranges") or []})
+        if assumed:
+            lo, hi = (rule.reward.score_range if rule.reward and rule.reward.score_range
+                      else DEFAULT_RANGE)
+            issues.append({"kind": "assumed_range", "judges": assumed, "detail": (
+                f"summary.yaml states no score_range for {', '.join(assumed)}: normalised "
+                f"over [{lo:g}, {hi:g}] (its default); pass its eval.yaml as --config for "
+                "the declared ranges")})
     composite_note = _composite_note(col, specs is not None)
     if composite_note:
         issues.append({"kind": "composite", "detail": composite_note})

@@ -66,7 +66,8 @@ def build_parser() -> argparse.ArgumentParser:
                    "than 256 shards (default: github when GITHUB_ACTIONS=true)")
 
     g = p.add_argument_group("run")
-    g.add_argument("--concurrency", type=int, default=4, metavar="N", help="cells in flight (default 4)")
+    g.add_argument("--concurrency", type=int, default=None, metavar="N",
+                   help="cells in flight (default: execution.parallelism, else 4)")
     g.add_argument("--force", action="store_true", help="rerun complete cells")
     g.add_argument("--retry-errors", action="store_true", help="rerun only errored cells")
     g.add_argument("--shard", metavar="K/N|auto", help="run a deterministic 1/N of the cells (K is 1-based)")
@@ -87,6 +88,12 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--correction", type=str.lower, choices=["holm", "bh", "fdr_bh", "none"],
                    help="multiple-comparison correction (flag > config > holm)")
     g.add_argument("--per-judge", action="store_true", help="also screen each judge")
+    g.add_argument("--format", choices=["aeh"], default=None, dest="output_format",
+                   help="aeh: also write anova.json beside the runs, where agent-eval-harness "
+                        "writes it (automatic for its run directories)")
+    g.add_argument("--aeh-errors", choices=["exclude", "zero"], default="exclude",
+                   help="agent-eval-harness runs: a case where nothing could be scored is "
+                        "excluded as errored (default) or scored 0 as that tool does")
     g.add_argument("--keep-incomplete", action="store_true", help="lmm: keep incomplete cases (fitted model)")
     g.add_argument("--simple-effects", metavar="A:B|B|auto", action="append",
                    help="contrasts of factor A within each level of B (B alone: every other "

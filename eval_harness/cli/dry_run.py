@@ -11,6 +11,7 @@ from typing import Any
 import yaml
 
 from eval_harness.cli.args import config_overrides, input_overrides
+from eval_harness.cli.run_cmd import concurrency
 from eval_harness.config.loader import load_config
 from eval_harness.config.masking import mask_secrets
 from eval_harness.matrix.checks import self_judging, unconsumed_factors
@@ -57,6 +58,14 @@ def build_summary(exp: Experiment, args: argparse.Namespace) -> dict[str, Any]:
                         "or arguments): it still defines conditions")
     for model in self_judging(cfg, exp.matrix):
         warnings.append(f"judge model `{model}` is also a model under test (self-preference bias)")
+    if cfg.mlflow is not None:
+        import importlib.util
+
+        from eval_harness.reports.mlflow_log import HINT
+
+        if importlib.util.find_spec("mlflow") is None:
+            warnings.append(f"mlflow: block but MLflow is not installed: the run will exit 2 "
+                            f"({HINT})")
     from eval_harness.errors import ConfigError
     from eval_harness.judges.validate import validate_judges
 
@@ -72,7 +81,7 @@ def build_summary(exp: Experiment, args: argparse.Namespace) -> dict[str, Any]:
     cost = estimate_cost(
         exp.total_runs, avg_cost_per_run=args.avg_cost_per_run,
         max_budget_usd=cfg.execution.max_budget_usd or (cfg.runner.max_budget_usd if cfg.runner else None),
-        history=history, concurrency=args.concurrency,
+        history=history, concurrency=concurrency(args, cfg),
     )
     from eval_harness.cli.cost_estimate import table_estimate
 

@@ -166,9 +166,17 @@ def _compute_analysis(
         from eval_harness.analysis.failures import find_failures
         from eval_harness.analysis.loader import load_runs
 
+    if loaded is not None and loaded.config.mlflow is not None:
+        from eval_harness.reports.mlflow_log import require_mlflow
+
+        require_mlflow()  # exit 2 with the install hint before any work
     with phase("load"):
         frame = load_runs(list(paths), judge_specs=loaded.config if loaded else None,
-                          factor_levels=_factor_levels(loaded))
+                          factor_levels=_factor_levels(loaded),
+                          aeh_errors=getattr(args, "aeh_errors", "exclude"))
+    for issue in frame.attrs.get("issues", []):
+        if issue.get("kind") == "assumed_range":  # the numbers depend on it: say so once
+            print(f"warning: {issue['detail']}", file=sys.stderr)
     malloc.trim()  # the loader's transients (parsed chunks, codes) are gone now
     from eval_harness.analysis.configured import restrict_to_configured
 
@@ -245,13 +253,15 @@ def _compute_analysis(
                                         stratify_by=_stratum(frame), cases=tables[1])
     malloc.trim()
     thresholds: list[dict[str, Any]] = []
+    pairwise = _pairwise(exp, eval_dir, paths)
     if loaded is not None:
         from eval_harness.judges.thresholds import evaluate_thresholds
 
-        thresholds = evaluate_thresholds(frame, loaded.config, samples=tables[0])
-    pairwise = _pairwise(exp, eval_dir, paths)
+        thresholds = evaluate_thresholds(frame, loaded.config, pairwise, samples=tables[0])
     with phase("anova.json"):
         _write_json(out_dir / "anova.json", anova)
+        for beside in aeh_artifact_paths(args, frame, paths, eval_dir, out_dir):
+            _write_json(beside, anova)  # where its report.py / compare.py look
     from eval_harness.analysis.compare.files import write_comparisons
 
     # summary JSON + per-case rows as JSON Lines (docs/reports.md, "comparisons")
@@ -287,6 +297,13 @@ def _compute_analysis(
                           leaderboard=leaderboard, thresholds=thresholds, pairwise=pairwise,
                           out_dir=final_dir, files=files,
                           errored_judges=list(failures.dead_judges), report=report)
+    if loaded is not None and loaded.config.mlflow is not None:
+        from eval_harness.reports.mlflow_log import log_analysis, tracking_uri
+
+        with phase("mlflow"):
+            run_id = log_analysis(loaded.config.mlflow, name, anova, frame, files)
+        print(f"mlflow: logged {name} to {tracking_uri(loaded.config.mlflow)} (parent run "
+              f"{run_id})", file=sys.stderr)
     if args.export:
         from eval_harness import __version__
 
@@ -301,7 +318,8 @@ def _compute_analysis(
         shown = "unknown (no usable sample: fails closed)" if value is None else f"{value:.4g}"
         levels = ", ".join(f"{k}={v}" for k, v in (t.get("levels") or {}).items()) or "all"
         out.failures.append(f"threshold failed: {t.get('target')} {t.get('metric')} = {shown}, "
-                            f"needs >= {t.get('threshold')} ({levels})")
+                            f"needs {'<=' if t.get('metric') == 'max_error_rate' else '>='} "
+                            f"{t.get('threshold')} ({levels})")
     if args.fail_on_regression:
         bad, reasons = gate(comparisons, True, rule=gate_rule(args), alpha=opts["alpha"])
         if bad:
@@ -444,6 +462,18 @@ def _export_parquet(frame: Any, path: str) -> None:
     except ImportError as exc:
         raise UsageError(f"--export-parquet needs pyarrow or fastparquet ({exc})".replace("\n", " "),
                          hint="pip install 'factorial-eval-harness[parquet]'") from None
+
+
+def aeh_artifact_paths(args: argparse.Namespace, frame: Any, paths: Sequence[Path],
+                       eval_dir: Path | None, out_dir: Path) -> list[Path]:
+    """Where agent-eval-harness keeps anova.json (``<runs>/<eval>/anova.json``, beside the
+    run directories): for its run directories, or with ``--format aeh``."""
+    aeh = "agent-eval-harness" in (frame.attrs.get("formats") or [])
+    if not aeh and getattr(args, "output_format", None) != "aeh":
+        return []
+    roots = [eval_dir] if eval_dir is not None else list(paths)
+    out = [Path(r) / "anova.json" for r in roots if Path(r).is_dir()]
+    return [p for p in out if p.resolve() != (out_dir / "anova.json").resolve()]
 
 
 def _stratum(frame: Any) -> str | None:

@@ -63,7 +63,7 @@ def _rescore_dir(args: argparse.Namespace, exp: Any, eval_dir: Path) -> int:
     cache = open_cache(args, exp)
     try:
         with activated(cache):  # judge calls through the model-call cache
-            summary = rescore_runs(exp, eval_dir, scorer, concurrency=args.concurrency)
+            summary = rescore_runs(exp, eval_dir, scorer, concurrency=args.concurrency or 4)
     finally:
         if cache is not None:
             cache.close()

@@ -14,6 +14,7 @@ import argparse
 import dataclasses
 import json
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +40,13 @@ def options_from_args(args: argparse.Namespace) -> EngineOptions:
     )
 
 
+def concurrency(args: argparse.Namespace, config: Any) -> int:
+    """--concurrency, else ``execution.parallelism`` (agent-eval-harness), else 4."""
+    if args.concurrency is not None:
+        return int(args.concurrency)
+    return config.execution.parallelism or 4
+
+
 def run_matrix(args: argparse.Namespace) -> tuple[Experiment, EngineSummary, dict[str, Any]]:
     """Run every pending cell of the matrix (no analysis); return the experiment, the
     engine's summary and its one-line description (also printed on stderr)."""
@@ -46,6 +54,11 @@ def run_matrix(args: argparse.Namespace) -> tuple[Experiment, EngineSummary, dic
     exp = prepare(args.config, cases=args.cases, limit=args.limit,
                   overrides=config_overrides(args), input_overrides=input_overrides(args),
                   condition_specs=args.condition)
+    options = replace(options, concurrency=concurrency(args, exp.loaded.config))
+    if exp.loaded.config.mlflow is not None:
+        from eval_harness.reports.mlflow_log import require_mlflow
+
+        require_mlflow()  # before any cell runs: exit 2 with the install hint
     if not args.no_judge_check:
         from eval_harness.judges.preflight import check_judge_models
 

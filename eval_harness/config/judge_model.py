@@ -36,6 +36,10 @@ class JudgeBlock(Block):
     module: str | None = Field(None, description="Python module of a function judge.")
     function: str | None = Field(None, description="Function name in `module`.")
     model: str | None = Field(None, description="Judge model `provider:model` (LLM judges).")
+    base_url: str | None = Field(None, description="LLM judges: API base URL of this judge "
+                                 "(else models.judge_base_url, else the environment).")
+    api_key: str | None = Field(None, description="LLM judges: key, as ${VAR} only (else "
+                                "models.judge_api_key, else the environment).")
     score_range: list[float] | None = Field(None, description="[lo, hi] of a numeric judge.")
     feedback_type: Literal["bool", "int", "float"] | None = Field(
         None, description="Verdict shape (agent-eval-harness): bool, or a number (int/float).")
@@ -63,6 +67,11 @@ class JudgeBlock(Block):
     json_schema: Any = Field(None, description="Built-in: answer validates against a schema.")
     reference_correctness: Any = Field(None, description="Built-in LLM judge against the reference.")
     pairwise: Any = Field(None, description="Pairwise LLM judge (excluded from the ANOVA).")
+    arguments: dict[str, Any] | None = Field(
+        None, description="Judge arguments (agent-eval-harness): `arguments` in a check, "
+        "keyword arguments of a module function, `{{ arguments.x }}` in a prompt.")
+    context: list[str] = Field(default_factory=list, description="LLM judges: files (relative "
+                               "to the config) appended to the prompt under `## Context: <name>`.")
 
     @field_validator(*BUILTIN_OPTIONS)
     @classmethod
@@ -147,6 +156,10 @@ class ThresholdSpec(Block):
     """A threshold on one judge or on the composite, checked per condition."""
 
     min_pass_rate: float | None = Field(None, ge=0, le=1, description="Minimum pass rate.")
+    max_error_rate: float | None = Field(None, ge=0, le=1, description="Maximum share of "
+                                         "errored samples (agent-eval-harness).")
+    min_win_rate: float | None = Field(None, ge=0, le=1, description="Pairwise judges: "
+                                       "minimum win rate of each compared condition.")
     min_mean: float | None = Field(None, description="Minimum mean value.")
     pass_score: float | None = Field(
         None, description="Numeric judges: a sample passes when its value >= this (default: "

@@ -4,11 +4,17 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import Field, StrictBool, model_validator
+from pydantic import Field, StrictBool, StrictInt, StrictStr, model_validator
 
 from eval_harness.config.base import Block
 
 RunnerType = Literal["cli", "http", "openai", "anthropic", "claude-code", "python"]
+PermissionMode = Literal["default", "acceptEdits", "plan", "auto", "dontAsk",
+                         "bypassPermissions"]
+
+
+#: the efforts Claude Code accepts
+CLAUDE_CODE_EFFORTS = ("low", "medium", "high", "xhigh", "max")
 
 
 #: the longest timeout / grace accepted (a week): larger values overflowed the timers
@@ -44,6 +50,28 @@ class RunnerBlock(Block):
     pricing: dict[str, list[float]] | None = Field(
         None, description="model -> [usd per 1M input tokens, usd per 1M output tokens]."
     )
+    effort: StrictStr | None = Field(
+        None, description="Effort of conditions without an `effort` factor (agent-eval-harness "
+        "runner.effort); claude-code: low | medium | high | xhigh | max.")
+    system_prompt: StrictStr | None = Field(
+        None, description="claude-code: --append-system-prompt.")
+    permission_mode: PermissionMode | None = Field(
+        None, description="claude-code: --permission-mode.")
+    plugin_dirs: list[str] = Field(
+        default_factory=list, description="claude-code: plugin directories (relative to the "
+        "config), copied into each workspace and passed as --plugin-dir.")
+    settings: dict[str, Any] = Field(
+        default_factory=dict, description="claude-code: Claude Code settings written to a "
+        "per-case settings file passed as --settings (permissions merged in).")
+    allowed_tools: list[str] = Field(
+        default_factory=list, description="claude-code: tool patterns allowed (compiled from "
+        "agent-eval-harness `permissions.allow`).")
+    disallowed_tools: list[str] = Field(
+        default_factory=list, description="claude-code: tool patterns denied (compiled from "
+        "agent-eval-harness `permissions.deny`).")
+    workspace_mode: Literal["repo"] | None = Field(
+        None, description="claude-code / cli: `repo` runs in the directory orchestrate was "
+        "started in (the repository) instead of a per-case workspace.")
 
     @model_validator(mode="after")
     def _required(self) -> RunnerBlock:
@@ -52,6 +80,9 @@ class RunnerBlock(Block):
             raise ValueError(f"runner type {self.type!r} needs `{need}`")
         if self.type == "python" and self.function and ":" not in self.function:
             raise ValueError("`function` must be `module:function`")
+        if self.type == "claude-code" and self.effort is not None \
+                and self.effort not in CLAUDE_CODE_EFFORTS:
+            raise ValueError(f"claude-code effort must be one of {', '.join(CLAUDE_CODE_EFFORTS)}")
         return self
 
 
@@ -89,3 +120,6 @@ class ExecutionBlock(Block):
     quota_exit_codes: list[int] = Field(
         default_factory=list, description="cli exit codes meaning quota/auth failure (fail fast)."
     )
+    parallelism: StrictInt | None = Field(
+        None, ge=1, description="Cells in flight when --concurrency is not given "
+        "(agent-eval-harness execution.parallelism).")

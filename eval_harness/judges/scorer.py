@@ -64,9 +64,13 @@ def sample_context(sample: Sample) -> dict[str, Any]:
     tags = {k: v for k, v in ann.items() if isinstance(v, (str, int, float, bool)) and k != "tags"}
     if isinstance(ann.get("tags"), dict):
         tags.update(ann["tags"])
-    return {"outputs": dict(sample.outputs), "input": sample.input, "arguments": sample.input,
+    outputs = dict(sample.outputs)
+    # `conversation` / `tool_trace`: agent-eval-harness's prompt names for the answer and
+    # the tool calls; `arguments` is the case input unless a judge declares its own
+    return {"outputs": outputs, "input": sample.input, "arguments": sample.input,
             "expected": sample.expected, "annotations": ann, "tags": tags,
-            "case_id": sample.case_id, "levels": sample.levels}
+            "case_id": sample.case_id, "levels": sample.levels,
+            "conversation": outputs.get("output"), "tool_trace": outputs.get("tool_calls")}
 
 
 def _merge_meta(outcomes: list[Outcome]) -> dict[str, Any]:
@@ -101,6 +105,8 @@ def run_judge(block: JudgeBlock, impl: JudgeImpl, ctx: dict[str, Any], weight: f
     value, when its ``condition`` is false)."""
     rng = score_range(block.score_range)
     base: dict[str, Any] = {"weight": weight, "gate": gate}
+    if block.arguments is not None:  # agent-eval-harness judge arguments
+        ctx = {**ctx, "arguments": dict(block.arguments), "judge_kwargs": block.arguments}
     if block.condition is not None:
         try:
             if not condition_holds(block.condition, ctx):

@@ -2,7 +2,9 @@
 
 argv: ``claude -p <prompt> --output-format json --model <model>`` plus ``--effort <effort>``,
 ``--max-budget-usd <runner.max_budget_usd>`` when set, and ``runner.extra_args``; the
-subagent model goes in ``CLAUDE_CODE_SUBAGENT_MODEL``. ``runner.command`` (a string or
+subagent model goes in ``CLAUDE_CODE_SUBAGENT_MODEL``. The agent-eval-harness runner keys
+(``system_prompt``, ``permission_mode``, ``plugin_dirs``, ``settings``, ``workspace_mode``,
+compiled ``permissions``) become flags as :mod:`eval_harness.runner.claude_settings` says. ``runner.command`` (a string or
 list) replaces the ``claude`` executable (e.g. a wrapper script). The run's workspace
 (``cases/<id>/workspace``) is the working directory. The JSON reply's ``result``,
 ``total_cost_usd`` (Claude Code states the cost, so it is recorded), ``usage`` and
@@ -20,10 +22,11 @@ from typing import Any
 
 from eval_harness.config.models import EvalConfig
 from eval_harness.runner.base import RunRequest, RunResult, register, tee_prefix
+from eval_harness.runner.claude_settings import agent_flags, stage_agent_files
 from eval_harness.runner.cli import classify_exit, context_env, fill_from_reply, parse_json_reply
 from eval_harness.runner.llm import user_message
 from eval_harness.runner.process import ProcessGroup
-from eval_harness.runner.workspace import modified_files, snapshot
+from eval_harness.runner.workspace import copy_case_files, modified_files, snapshot
 
 
 class ClaudeCodeRunner:
@@ -55,6 +58,8 @@ class ClaudeCodeRunner:
             budget = self.config.execution.max_budget_usd
         if budget is not None:
             argv += ["--max-budget-usd", f"{budget:g}"]
+        if runner is not None:
+            argv += agent_flags(runner, request.case_dir)
         return argv + list(runner.extra_args if runner else [])
 
     def cache_spec(self, request: RunRequest) -> dict[str, Any]:
@@ -81,6 +86,10 @@ class ClaudeCodeRunner:
         cfg = self.config
         workspace = request.case_dir / "workspace"
         workspace.mkdir(exist_ok=True)
+        if cfg.runner is not None:
+            stage_agent_files(cfg.runner, request.config_dir, request.case_dir, workspace)
+        if cfg.dataset is not None and cfg.dataset.workspace is not None:
+            copy_case_files(workspace, request.case_files, cfg.dataset.workspace.files)
         before = snapshot(workspace)
         argv = self.build_argv(request)
         env = {**os.environ, **cfg.execution.env, **context_env(request)}

@@ -44,6 +44,7 @@ from eval_harness.runner.scrub import loads_reply
 from eval_harness.runner.workspace import (
     Snapshot,
     collect_paths,
+    copy_case_files,
     modified_files,
     snapshot,
     stage_workspace,
@@ -172,7 +173,9 @@ class CliRunner:
         text = " ".join(self.template)
         runner = config.runner
         self.output_paths = list(config.outputs.paths)
-        self.needs_workspace = "{workspace}" in text or bool(self.output_paths)
+        ws = config.dataset.workspace if config.dataset else None
+        self.case_files = list(ws.files) if ws else []
+        self.needs_workspace = "{workspace}" in text or bool(self.output_paths or self.case_files)
         self.needs_output = "{output_dir}" in text or bool(runner and runner.output_file)
         self.procs = ProcessGroup()
         # pre-encoded once: Popen would otherwise fsencode every variable for every cell
@@ -264,6 +267,7 @@ class CliRunner:
         if self.needs_workspace:
             stage_workspace(case_dir / "workspace", request.input, request.case_files,
                             self.output_paths)
+            copy_case_files(case_dir / "workspace", request.case_files, self.case_files)
             before = snapshot(case_dir / "workspace")
         out_dir = Path(self._output_dir(case_str))
         if self.needs_output:

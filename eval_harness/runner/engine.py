@@ -147,8 +147,16 @@ class Engine:
         with self._lock:
             runner = self._runners.get(id(cfg))
             if runner is None:
+                runner = self._factory(cfg)
+                hooks = cfg.hooks
+                if hooks is not None and (hooks.before_each or hooks.after_each
+                                          or hooks.before_scoring):
+                    from eval_harness.runner.hooks import HookedRunner
+
+                    runner = HookedRunner(runner, cfg, self.exp.loaded.path, self.eval_dir,
+                                          self.exp.name)
                 runner = self._runners[id(cfg)] = with_cache(
-                    with_limiter(self._factory(cfg), self.limiters, self._stop), self.opt.cache)
+                    with_limiter(runner, self.limiters, self._stop), self.opt.cache)
             self._by_condition[condition_id] = runner
         return runner
 
@@ -181,7 +189,10 @@ class Engine:
         return RunRequest(
             case_id=case.case_id, input={**case.input, **overrides} if overrides
             else dict(case.input), condition_id=cid, levels=cond.levels,
-            replication=cell.replication, model=model, effort=cond.effort,
+            replication=cell.replication, model=model,
+            # runner.effort (agent-eval-harness): the effort of conditions without a factor
+            effort=cond.effort if cond.effort is not None or eff.runner is None
+            else eff.runner.effort,
             subagent_model=subagent, config=eff, config_dir=self.exp.loaded.base_dir,
             case_dir=cases_dir / case.case_id, case_files=case.directory,
             verbose=self.opt.verbose, secrets=self.secrets,
@@ -353,6 +364,9 @@ class Engine:
         if not plan.todo:
             return summary
         self._preflight(plan)
+        from eval_harness.runner.hooks import run_global
+
+        run_global("before_all", self.exp, self.eval_dir)  # fails: exit 2, nothing run
         wanted = [(c.condition, c.replication) for c in plan.todo]
         self.run_dirs = open_run_dirs(
             self.eval_dir, self.exp.name, wanted, self.index.run_dirs, self.exp.digests,
@@ -404,6 +418,9 @@ class Engine:
         return summary
 
     def _finish(self, summary: EngineSummary) -> None:
+        from eval_harness.runner.hooks import run_global
+
+        run_global("after_all", self.exp, self.eval_dir)  # never fails the run
         case_ids = [c.case_id for c in self.exp.cases]
         shard = str(self.opt.shard) if self.opt.shard else None
         for run in self.run_dirs.values():

@@ -25,7 +25,7 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from eval_harness.judges.llm.providers import ModelRef, endpoint
+from eval_harness.judges.llm.providers import ModelRef, endpoint, shown_url
 
 # runner.transport (http.client, ssl, urllib) is imported on the first call, not here:
 # --dry-run builds every judge and must not pay for the HTTP stack (docs/performance.md)
@@ -267,6 +267,8 @@ def complete(ref: ModelRef, system: str, user: str, *, schema: dict[str, Any] | 
             data = _post(url, headers, body, policy)
             break
         except LLMError as exc:
+            if shown_url(url) not in str(exc):  # every failure names the endpoint it tried
+                exc = LLMError(f"{shown_url(url)}: {exc}", exc.status)
             if temperature is not None and _mentions(exc, "temperature"):
                 with _LOCK:
                     _NO_TEMPERATURE.add(ref.name)
@@ -283,7 +285,7 @@ def complete(ref: ModelRef, system: str, user: str, *, schema: dict[str, Any] | 
                 _LOG.warning(warnings[-1])
                 schema_sent = None
                 continue
-            raise
+            raise exc from None
     else:  # pragma: no cover - the loop always breaks or raises
         raise LLMError("request could not be built")
     parse = _parse_anthropic if ref.provider == "anthropic" else _parse_openai

@@ -76,8 +76,9 @@ class LLMJudge:
 
     def __init__(self, name: str, template: str, settings: LLMSettings,
                  rng: tuple[float, float] | None, cache: VerdictCache,
-                 reference: Any = None, kind: str | None = None) -> None:
+                 reference: Any = None, kind: str | None = None, appendix: str = "") -> None:
         self.name = name
+        self.appendix = appendix  # trusted text after the rendered prompt (judge context)
         self.template = template
         self.settings = settings
         self.rng = rng
@@ -103,7 +104,7 @@ class LLMJudge:
         if not used:  # the template never showed the answer: append it, fenced
             answer = as_text(ctx["outputs"].get("output") or "")
             text += "\n\nAnswer to evaluate:\n" + (fence.wrap(answer) if fence else answer)
-        return text
+        return text + self.appendix
 
     def evaluate(self, ctx: dict[str, Any], sample_index: int) -> Outcome:
         """One verdict (cached by judge, prompt, answer and sample index)."""
