@@ -48,7 +48,7 @@ def _read_json(path: Path) -> Any:
         if len(data) > MAX_FILE_BYTES:
             return None
         return json.loads(data.decode("utf-8", errors="replace"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # RecursionError: nested thousands deep
         return None
 
 
