@@ -70,6 +70,8 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--seed", type=int, default=0, help="seed of the cell order (default 0)")
     g.add_argument("--no-judge-check", action="store_true", help="skip the judge models' pre-flight call")
     g.add_argument("--no-analysis", action="store_true", help="run only; do not analyse afterwards")
+    g.add_argument("--no-trace", action="store_true",
+                   help="store no trace.json per case (judges still see the trace)")
 
     g = p.add_argument_group("analysis")
     g.add_argument("--analyze-only", nargs="+", metavar="DIR", help="analyse existing run directories")

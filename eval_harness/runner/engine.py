@@ -67,6 +67,7 @@ class EngineOptions:
     progress: str = "auto"  # auto | rich | plain | off
     fatal_after: int = 2  # quota/auth failures seen before aborting
     backoff: Backoff = field(default_factory=Backoff)
+    trace: bool = True  # store each case's trace (--no-trace: judges still see it)
 
 
 @dataclass
@@ -223,7 +224,7 @@ class Engine:
             expected=cell.case.expected, annotations=cell.case.annotations,
             case_hash=case_hash, tags=tags,
             digest=self._condition_info(cell.condition)[2], run_id=run.run_id,
-            extra=self._extra(cell),
+            extra=self._extra(cell), store_trace=self.opt.trace,
         )
 
     def _extra(self, cell: Cell) -> dict[str, Any] | None:

@@ -23,8 +23,20 @@ from eval_harness.config.templates import render_arguments, render_value
 from eval_harness.runner.base import RunRequest, RunResult, price, register, usage_tokens
 from eval_harness.runner.http import reply_to_result
 from eval_harness.runner.httpcall import post_json
+from eval_harness.trace.model import build_trace
 
 THINKING_BUDGET = {"low": 1024, "medium": 4096, "high": 16384}
+
+
+def _arguments(text: Any) -> Any:
+    """OpenAI sends tool-call arguments as JSON text: parsed when it is valid JSON, so a
+    trace scorer can match them (and secret-looking keys inside are masked)."""
+    if isinstance(text, str):
+        try:
+            return json.loads(text)
+        except ValueError:
+            return text
+    return text
 
 
 def user_message(config: EvalConfig, request: RunRequest) -> str:
@@ -98,9 +110,10 @@ class OpenAIRunner(_LlmRunner):
         result.output = message.get("content") or ""
         calls = message.get("tool_calls")
         if isinstance(calls, list):
-            result.steps = [{"tool": (c.get("function") or {}).get("name"),
-                             "arguments": (c.get("function") or {}).get("arguments")}
-                            for c in calls if isinstance(c, dict)]
+            result.trace = build_trace([
+                {"kind": "tool", "name": (c.get("function") or {}).get("name"),
+                 "input": _arguments((c.get("function") or {}).get("arguments"))}
+                for c in calls if isinstance(c, dict)])
         result.raw = reply.body
         return self._finish(result, reply.body.get("usage"), request)
 
@@ -143,9 +156,9 @@ class AnthropicRunner(_LlmRunner):
             return result
         result.output = "".join(b.get("text", "") for b in blocks
                                 if isinstance(b, dict) and b.get("type") == "text")
-        tools = [{"tool": b.get("name"), "arguments": b.get("input")} for b in blocks
+        tools = [{"kind": "tool", "name": b.get("name"), "input": b.get("input")} for b in blocks
                  if isinstance(b, dict) and b.get("type") == "tool_use"]
-        result.steps = tools or None
+        result.trace = build_trace(tools) if tools else None
         result.raw = reply.body
         return self._finish(result, reply.body.get("usage"), request)
 
