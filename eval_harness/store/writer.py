@@ -17,6 +17,7 @@ from typing import Any
 from eval_harness.runner.base import RunResult
 from eval_harness.store.atomic import StrPath, atomic_write_json, write_json
 from eval_harness.store.records import SCHEMA_VERSION, CaseRecord, JudgeScore
+from eval_harness.trace.model import mask_keys
 from eval_harness.trace.reader import TRACE_FILE
 
 
@@ -67,7 +68,7 @@ def write_outputs(case_dir: StrPath, result: RunResult, attempts: int,
     data = outputs_dict(result)
     del data["stdout"], data["stderr"], data["trace"]  # stdout.log, stderr.log, trace.json
     data.update(schema_version=SCHEMA_VERSION, error=result.reason, failure=result.failure,
-                attempts=attempts, reply=result.raw)
+                attempts=attempts, reply=mask_keys(result.raw))
     write_json(os.path.join(case_dir, "outputs.json"), data)
 
 

@@ -24,6 +24,7 @@ masked again when the file is written (``eval_harness.redact``).
 from __future__ import annotations
 
 import itertools
+import json
 import math
 import re
 from collections.abc import Iterator, Mapping
@@ -87,6 +88,28 @@ def clean(value: Any, depth: int = 0) -> Any:
             items.append(f"… [{len(value) - MAX_ITEMS} more items]")
         return items
     return clip_text(str(value))
+
+
+def mask_keys(value: Any) -> Any:
+    """A copy of ``value`` with values under secret-looking keys masked, nothing clipped (for
+    the raw reply kept in ``outputs.json``). A JSON-object text under ``arguments`` (OpenAI
+    tool calls) is masked inside and written back as text."""
+    if isinstance(value, Mapping):
+        out: dict[str, Any] = {}
+        for k, v in value.items():
+            if secret_key(str(k)) and v not in (None, ""):
+                out[k] = MASK
+            elif k == "arguments" and isinstance(v, str) and v.lstrip().startswith("{"):
+                try:
+                    out[k] = json.dumps(mask_keys(json.loads(v)))
+                except ValueError:
+                    out[k] = v
+            else:
+                out[k] = mask_keys(v)
+        return out
+    if isinstance(value, list):
+        return [mask_keys(v) for v in value]
+    return value
 
 
 @dataclass(frozen=True)
