@@ -23,13 +23,13 @@ masked again when the file is written (``eval_harness.redact``).
 
 from __future__ import annotations
 
-import itertools
 import json
 import math
-import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
+
+from eval_harness.redact import secret_key_name as secret_key
 
 SCHEMA_VERSION = 1
 MAX_TEXT = 4000
@@ -38,23 +38,6 @@ MAX_DEPTH = 12
 MAX_STEPS = 1000
 MAX_NAME = 200
 MASK = "***"
-
-_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
-_SECRET_WORDS = {"password", "passwd", "passphrase", "secret", "token", "authorization",
-                 "auth", "cookie", "credential", "credentials", "apikey", "bearer"}
-_SECRET_PAIRS = {("api", "key"), ("access", "key"), ("private", "key"), ("secret", "key"),
-                 ("session", "key"), ("client", "secret")}
-
-
-def secret_key(key: str) -> bool:
-    """True when a mapping key names a credential: a word of it is ``password``, ``token``,
-    ``secret``, ``authorization``... or two adjacent words are ``api key``, ``access key``...
-    (``max_tokens`` or ``keyword`` are not)."""
-    words = [w.lower() for w in _WORDS.findall(key)]
-    if any(w in _SECRET_WORDS for w in words):
-        return True
-    return any(pair in _SECRET_PAIRS for pair in itertools.pairwise(words))
-
 
 def clip_text(text: str, limit: int = MAX_TEXT) -> str:
     """``text`` cut to ``limit`` characters with a note of how many were dropped."""
