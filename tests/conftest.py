@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import contextlib
 import io
+import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -13,6 +15,8 @@ from eval_harness.cli.main import main
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
+sys.path.insert(0, str(FIXTURES))
+from billing_stub import BillingStub  # noqa: E402
 
 
 def run_cli(*argv: str) -> tuple[int, str, str]:
@@ -29,6 +33,28 @@ def _forget_secrets():
     another test's output."""
     yield
     redact.clear()
+
+
+@pytest.fixture(autouse=True)
+def _private_call_cache(tmp_path_factory: pytest.TempPathFactory,
+                        monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test gets its own empty model-call cache (never the user's ~/.cache): a
+    cached reply from one test cannot silence another test's stub."""
+    path = tmp_path_factory.mktemp("call-cache")
+    monkeypatch.setenv("EVAL_HARNESS_CACHE_DIR", str(path))
+    monkeypatch.delenv("EVAL_HARNESS_CACHE", raising=False)
+    return path
+
+
+@pytest.fixture
+def billing(monkeypatch: pytest.MonkeyPatch) -> Iterator[BillingStub]:
+    """A running billing stub; the judges' endpoints point at it."""
+    with BillingStub() as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.openai_base)
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.anthropic_base)
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-judge-key-abcdef")
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "ak-judge-key-abcdef")
+        yield server
 
 
 @pytest.fixture

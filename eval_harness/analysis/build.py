@@ -48,6 +48,7 @@ from eval_harness.analysis.stats import (
     replication_variance,
 )
 from eval_harness.analysis.stats.design import term_name
+from eval_harness.analysis.stats.effect_size import PARTIAL_ETA_ERROR, generalized_eta_squared
 from eval_harness.analysis.stats.slopes import MIXED_LABEL
 from eval_harness.analysis.summaries import condition_summaries, errored_samples, pareto_frontier
 from eval_harness.errors import UsageError
@@ -175,6 +176,7 @@ def build_anova(
         notes.append("no factors recorded: nothing to test")
     excluded_terms.sort(key=lambda e: order.get(e["term"], len(order)))
     y = dc.y
+    add_effect_sizes(terms, y, dc.kept, method)
     model = res.model if res is not None else None
     with phase("contrasts"):
         contrasts = (contrasts_block(y, dc.kept, dc.levels, method, correction, alpha, terms,
@@ -239,6 +241,17 @@ def build_anova(
             doc["per_judge"] = per_judge_block(frame, judges, pj_kept, pj_levels, requested,
                                                alpha, keep_incomplete)
     return jsonable(doc)  # type: ignore[no-any-return]
+
+
+def add_effect_sizes(terms: dict[str, dict[str, Any]], y: np.ndarray, factors: list[str],
+                     method: str) -> None:
+    """Beside each term's partial η² (labelled with its error term): generalized η² on the
+    complete cases, the same under every method (analysis.stats.effect_size)."""
+    ges = generalized_eta_squared(y, factors) if factors else {}
+    for name, term in terms.items():
+        term["partial_eta_sq_error"] = PARTIAL_ETA_ERROR[method]
+        term["ges"] = finite_or_none(ges.get(name, math.nan))
+        term["ges_n_cases"] = int(y.shape[0]) if name in ges else 0
 
 
 def _judge_factors(frame: pd.DataFrame, judges: list[str],

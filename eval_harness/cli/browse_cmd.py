@@ -20,6 +20,8 @@ from eval_harness.analysis.browse import (
     list_runs,
     select_runs,
 )
+from eval_harness.cli.prog import prog
+from eval_harness.textsafe import safe_stdout
 from eval_harness.trace.model import Trace
 from eval_harness.trace.reader import read_trace
 from eval_harness.trace.render import trace_lines
@@ -39,7 +41,7 @@ def _common(p: argparse.ArgumentParser) -> None:
 
 def runs_parser() -> argparse.ArgumentParser:
     """Arguments of ``runs``."""
-    p = argparse.ArgumentParser(prog="orchestrate runs",
+    p = argparse.ArgumentParser(prog=f"{prog()} runs",
                                 description="List run directories: condition, levels, "
                                 "replication, status and case counts.")
     _common(p)
@@ -48,7 +50,7 @@ def runs_parser() -> argparse.ArgumentParser:
 
 def show_parser() -> argparse.ArgumentParser:
     """Arguments of ``show``."""
-    p = argparse.ArgumentParser(prog="orchestrate show",
+    p = argparse.ArgumentParser(prog=f"{prog()} show",
                                 description="One case across the conditions: input, each answer, "
                                 "each judge's value and rationale, status and error reason, cost, "
                                 "latency.")
@@ -62,8 +64,12 @@ def show_parser() -> argparse.ArgumentParser:
 
 
 def runs_main(argv: Sequence[str]) -> int:
-    """Print one line per run and a total."""
-    args = runs_parser().parse_args(list(argv))
+    """Print one line per run and a total (run data neutralised: textsafe)."""
+    with safe_stdout():
+        return _runs(runs_parser().parse_args(list(argv)))
+
+
+def _runs(args: argparse.Namespace) -> int:
     runs = select_runs(list_runs(args.runs), args.condition)
     if args.json:
         print(json.dumps([{**asdict(r), "path": str(r.path)} for r in runs], indent=2, default=str))
@@ -137,8 +143,12 @@ def _print_sample(v: SampleView, limit: int, show_input: bool) -> None:
 
 
 def show_main(argv: Sequence[str]) -> int:
-    """Print one case in every selected run."""
-    args = show_parser().parse_args(list(argv))
+    """Print one case in every selected run (run data neutralised: textsafe)."""
+    with safe_stdout():
+        return _show(show_parser().parse_args(list(argv)))
+
+
+def _show(args: argparse.Namespace) -> int:
     runs = select_runs(list_runs(args.runs), args.condition)
     known = case_ids(runs)
     case = args.case or (known[0] if known else "")

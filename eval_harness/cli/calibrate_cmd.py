@@ -13,12 +13,13 @@ import json
 from pathlib import Path
 from typing import Any
 
+from eval_harness.cli.prog import prog
 from eval_harness.judges.calibration import MIN_LABELS, calibrate
 
 
 def build_parser() -> argparse.ArgumentParser:
     """``calibrate`` arguments."""
-    p = argparse.ArgumentParser(prog="orchestrate.py calibrate",
+    p = argparse.ArgumentParser(prog=f"{prog()} calibrate",
                                 description="Measure judge agreement with human labels.")
     p.add_argument("--labels", required=True, metavar="FILE",
                    help='JSONL: {"judge", "rubric"?, "human": bool, "judge_verdict": bool}')

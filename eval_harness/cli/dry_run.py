@@ -11,11 +11,13 @@ from typing import Any
 import yaml
 
 from eval_harness.cli.args import config_overrides, input_overrides
+from eval_harness.cli.run_cmd import concurrency
 from eval_harness.config.loader import load_config
 from eval_harness.config.masking import mask_secrets
 from eval_harness.matrix.checks import self_judging, unconsumed_factors
 from eval_harness.matrix.estimate import estimate_cost
 from eval_harness.matrix.experiment import Experiment, prepare
+from eval_harness.runner.shard import Shard
 from eval_harness.store.history import earlier_runs
 
 
@@ -56,6 +58,14 @@ def build_summary(exp: Experiment, args: argparse.Namespace) -> dict[str, Any]:
                         "or arguments): it still defines conditions")
     for model in self_judging(cfg, exp.matrix):
         warnings.append(f"judge model `{model}` is also a model under test (self-preference bias)")
+    if cfg.mlflow is not None:
+        import importlib.util
+
+        from eval_harness.reports.mlflow_log import HINT
+
+        if importlib.util.find_spec("mlflow") is None:
+            warnings.append(f"mlflow: block but MLflow is not installed: the run will exit 2 "
+                            f"({HINT})")
     from eval_harness.errors import ConfigError
     from eval_harness.judges.validate import validate_judges
 
@@ -71,8 +81,17 @@ def build_summary(exp: Experiment, args: argparse.Namespace) -> dict[str, Any]:
     cost = estimate_cost(
         exp.total_runs, avg_cost_per_run=args.avg_cost_per_run,
         max_budget_usd=cfg.execution.max_budget_usd or (cfg.runner.max_budget_usd if cfg.runner else None),
-        history=history, concurrency=args.concurrency,
+        history=history, concurrency=concurrency(args, cfg),
     )
+    from eval_harness.cli.cost_estimate import table_estimate
+
+    table = table_estimate(exp, runs_dir / exp.name)
+    if table is not None:  # price table × tokens, per condition and judge (docs/cost.md)
+        cost["table"] = table
+        if args.avg_cost_per_run is None and table["complete"]:
+            cost.update(cost_usd=table["point_usd"], cost_kind="point",
+                        cost_source=f"price table {table['price_table_date']} × tokens",
+                        upper_bound_usd=table["upper_usd"])
     summary: dict[str, Any] = {
         "eval": exp.name,
         "conditions": [
@@ -89,12 +108,42 @@ def build_summary(exp: Experiment, args: argparse.Namespace) -> dict[str, Any]:
         "estimate": cost,
         "warnings": warnings,
     }
+    from eval_harness.runner.shard import parse_shard
+
+    shard = parse_shard(getattr(args, "shard", None))
+    if shard is not None:
+        summary["shard"] = shard_summary(exp, runs_dir, shard, args)
     from eval_harness.cli.planning import planning_summary
 
     power = planning_summary(exp, runs_dir)
     if power is not None:
         summary["power"] = power
     return summary
+
+
+def shard_summary(exp: Experiment, runs_dir: Path, shard: Shard,
+                  args: argparse.Namespace) -> dict[str, Any]:
+    """``--dry-run --shard K/N``: this shard's cells (what a run of it would plan, earlier
+    records in ``runs_dir`` counted as the engine counts them)."""
+    from eval_harness.runner.plan import make_plan
+    from eval_harness.runner.shard import check_github_limit
+    from eval_harness.store.index import ResumeIndex
+
+    check_github_limit(shard, args.ci)
+    plan = make_plan(exp.conditions, exp.cases, exp.replications, exp.digests,
+                     ResumeIndex.scan(runs_dir / exp.name), shard=shard, order="grid",
+                     force=args.force, retry_errors=args.retry_errors)
+    per_condition: dict[str, int] = {}
+    for cell in plan.todo:
+        cid = cell.condition.condition_id
+        per_condition[cid] = per_condition.get(cid, 0) + 1
+    return {"shard": str(shard), "note": shard.note, "runs": plan.total,
+            "to_run": len(plan.todo), "skipped_complete": plan.skipped_complete,
+            "skipped_errored": plan.skipped_errored, "stale_rerun": plan.stale,
+            "to_run_per_condition": per_condition,
+            "cases": sorted({c.case.case_id for c in plan.todo}),
+            "cells": [{"condition_id": c.condition.condition_id, "case_id": c.case.case_id,
+                       "replication": c.replication} for c in plan.todo]}
 
 
 def dry_run(args: argparse.Namespace) -> int:

@@ -6,13 +6,14 @@ import argparse
 import shlex
 from collections.abc import Sequence
 
+from eval_harness.cli.prog import prog
 from eval_harness.starter import scaffold
 
 
 def build_parser() -> argparse.ArgumentParser:
     """Arguments of the ``init`` subcommand."""
     p = argparse.ArgumentParser(
-        prog="orchestrate init",
+        prog=f"{prog()} init",
         description="Scaffold a starter eval (eval.yaml with a 2x2 matrix, a small cli agent, "
         "10 cases, a check judge and a built-in scorer) that runs with no key and no network.")
     p.add_argument("dir", nargs="?", default=".", metavar="DIR",

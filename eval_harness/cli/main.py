@@ -12,6 +12,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from eval_harness import redact
+from eval_harness.cli.prog import prog
 from eval_harness.errors import (
     INTERNAL_ERROR_EXIT,
     INTERRUPTED_EXIT,
@@ -21,11 +22,12 @@ from eval_harness.errors import (
 )
 from eval_harness.textsafe import safe_text
 
-SUBCOMMANDS = ("schema", "report", "calibrate", "init", "runs", "show")
+SUBCOMMANDS = ("schema", "report", "calibrate", "init", "runs", "show", "cache")
 #: subcommands whose module has a ``main(argv) -> int``-style entry (imported only when used)
 _ENTRIES = {"init": ("eval_harness.cli.init_cmd", "main"),
             "runs": ("eval_harness.cli.browse_cmd", "runs_main"),
-            "show": ("eval_harness.cli.browse_cmd", "show_main")}
+            "show": ("eval_harness.cli.browse_cmd", "show_main"),
+            "cache": ("eval_harness.cli.cache_cmd", "main")}
 
 
 def _dispatch(argv: list[str]) -> int:
@@ -57,11 +59,16 @@ def _dispatch(argv: list[str]) -> int:
     if args.analyze_only:
         from eval_harness.cli.pipeline import analyze_only
 
+        if args.rescore:  # never silently ignored: rescore, then analyse
+            from eval_harness.cli.rescore_cmd import rescore_then_analyze
+
+            return rescore_then_analyze(args)
+
         return analyze_only(args)
     if not args.config:
         from eval_harness.errors import UsageError
 
-        raise UsageError("--config FILE is required", hint="orchestrate.py --config eval.yaml --dry-run")
+        raise UsageError("--config FILE is required", hint=f"{prog()} --config eval.yaml --dry-run")
     if args.print_config:
         from eval_harness.cli.dry_run import print_config
 

@@ -14,13 +14,14 @@ import json
 from pathlib import Path
 from typing import Any
 
+from eval_harness.cli.prog import prog
 from eval_harness.errors import AnalysisError, UsageError
 
 
 def build_parser() -> argparse.ArgumentParser:
     """Arguments of the ``report`` subcommand."""
     p = argparse.ArgumentParser(
-        prog="orchestrate.py report",
+        prog=f"{prog()} report",
         description="Regenerate report.md / report.json / report.html from analysis output "
         "(anova.json, comparisons.json) and run directories, without running anything.")
     p.add_argument("--output", metavar="DIR",
@@ -43,7 +44,7 @@ def _default_output() -> Path:
         return found[0]
     raise UsageError("--output DIR is required" + (f" ({len(found)} analysis directories found)"
                                                    if found else ""),
-                     hint="orchestrate.py report --output analysis/<eval>/")
+                     hint=f"{prog()} report --output analysis/<eval>/")
 
 
 def _load(path: Path, *, required: bool = False) -> Any:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import difflib
 import logging
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -162,6 +163,7 @@ def load_config(
 
         merged = deep_merge(merged, dict(overrides))
     environ = os.environ if env is None else env
+    _keys_by_reference(merged, origins, str(file))
     merged = translate(merged, file, environ)  # agent-eval-harness's keys -> ours
     if strict:
         resolved = interpolate(merged, environ, lines=origins)
@@ -179,6 +181,29 @@ def load_config(
         _LOG.warning("warning: %s", warning)
     return LoadedConfig(config=config, raw=merged, path=file.resolve(), origins=origins,
                         warnings=warnings)
+
+
+_VAR_REF = re.compile(r"^\$\{[A-Za-z_][A-Za-z0-9_]*(:-[^}]*)?\}$")
+
+
+def _keys_by_reference(merged: Mapping[str, Any], origins: Any, file: str) -> None:
+    """Judge keys (``judges[i].api_key``, ``models.judge_api_key``) must be ``${VAR}``
+    references: a literal key would be stored in the config and every run's record."""
+    places: list[tuple[KeyPath, Any]] = []
+    models = merged.get("models")
+    if isinstance(models, Mapping) and "judge_api_key" in models:
+        places.append((("models", "judge_api_key"), models["judge_api_key"]))
+    for i, judge in enumerate(merged.get("judges") or []):
+        if isinstance(judge, Mapping) and "api_key" in judge:
+            places.append((("judges", i, "api_key"), judge["api_key"]))
+    for path, value in places:
+        if value is not None and not (isinstance(value, str) and _VAR_REF.match(value)):
+            where = origins.get(path) if isinstance(origins, Mapping) else None
+            raise ConfigError("a judge key must be an environment reference, not the key "
+                              "itself", path=format_path(path),
+                              file=where[0] if where else file,
+                              line=where[1] if where else None,
+                              hint="write api_key: ${JUDGE_API_KEY} and export the variable")
 
 
 class _Lenient(dict):  # type: ignore[type-arg]

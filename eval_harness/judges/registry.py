@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -32,7 +33,10 @@ def judge_model(block: JudgeBlock, cfg: EvalConfig, where: str) -> ModelRef:
     if not name:
         raise ConfigError("an LLM judge needs a model", path=where + ".model",
                           hint="set models.judge or the judge's model: openai:gpt-4.1-nano")
-    return parse_model(name)
+    ref = parse_model(name)
+    base_url = block.base_url or cfg.models.judge_base_url
+    api_key = block.api_key or cfg.models.judge_api_key
+    return replace(ref, base_url=base_url or None, api_key=api_key or None)
 
 
 def llm_settings(block: JudgeBlock, cfg: EvalConfig, where: str, policy: RetryPolicy,
@@ -53,6 +57,21 @@ def prompt_text(block: JudgeBlock, base_dir: Path, where: str) -> str:
     except OSError as exc:
         raise ConfigError(f"cannot read prompt_file: {exc.strerror}", path=where + ".prompt_file",
                           hint="paths are relative to the config file") from None
+
+
+def context_text(block: JudgeBlock, base_dir: Path, where: str) -> str:
+    """A judge's ``context`` files as ``## Context: <name>`` sections (agent-eval-harness);
+    appended after the prompt is rendered, so their text is never read as a template."""
+    parts: list[str] = []
+    for entry in block.context:
+        path = base_dir / entry
+        try:
+            parts.append(f"\n\n## Context: {path.name}\n\n" + path.read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise ConfigError(f"cannot read context file: {exc.strerror}",
+                              path=where + ".context", hint="paths are relative to the config "
+                              "file") from None
+    return "".join(parts)
 
 
 def build_judge(block: JudgeBlock, cfg: EvalConfig, base_dir: Path, cache: VerdictCache,
@@ -80,5 +99,6 @@ def build_judge(block: JudgeBlock, cfg: EvalConfig, base_dir: Path, cache: Verdi
             judge.max_docs = int(spec["max_docs"])
         return judge
     if kind in ("prompt", "prompt_file"):
-        return LLMJudge(block.name, prompt_text(block, base_dir, where), settings, rng, cache)
+        return LLMJudge(block.name, prompt_text(block, base_dir, where), settings, rng, cache,
+                        appendix=context_text(block, base_dir, where))
     raise ConfigError(f"judge kind `{kind}` is not scored per sample", path=where)

@@ -77,9 +77,28 @@ def _rescore_case(scorer: JudgeScorer, case_dir: Path, run: dict[str, Any],
     record["scores"] = {k: v.model_dump(mode="json") for k, v in result.scores.items()}
     record["composite"] = result.composite
     record["composite_errored"] = result.composite_errored
+    record["judges_digest"] = result.judges_digest
+    record["judge_digests"] = scorer.judge_digests(run["condition_id"])
     record["rescored_at"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
     write_atomic(case_dir / "record.json", record)
     return {"errored_judges": sum(1 for s in result.scores.values() if s.errored)}
+
+
+def rescore_cases(scorer: JudgeScorer, jobs: list[tuple[Path, dict[str, Any], Any]], *,
+                  concurrency: int = 4) -> list[dict[str, Any]]:
+    """Rescore the given (case dir, run.json data, dataset case) jobs concurrently."""
+    with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
+        return list(pool.map(lambda job: _rescore_case(scorer, *job), jobs))
+
+
+def rescore_stale_judges(scorer: JudgeScorer, cells: list[tuple[Any, Path]], *,
+                         concurrency: int = 4) -> int:
+    """Rescore complete cells whose record was scored by other judges (``Plan.rejudge``:
+    (cell, case dir)) with the current ones, without an agent call; return how many."""
+    jobs = [(case_dir, {"condition_id": cell.condition.condition_id,
+                        "levels": cell.condition.levels}, cell.case)
+            for cell, case_dir in cells if (case_dir / "outputs.json").is_file()]
+    return len(rescore_cases(scorer, jobs, concurrency=concurrency))
 
 
 def rescore_runs(exp: Any, eval_dir: Path, scorer: JudgeScorer, *,
@@ -105,8 +124,7 @@ def rescore_runs(exp: Any, eval_dir: Path, scorer: JudgeScorer, *,
                                 "reason": "case not in the dataset (or not selected)"})
                 continue
             jobs.append((case_dir, run, cases[case_dir.name]))
-    with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
-        done = list(pool.map(lambda job: _rescore_case(scorer, *job), jobs))
+    done = rescore_cases(scorer, jobs, concurrency=concurrency)
     return {"eval_dir": str(eval_dir), "rescored": len(done),
             "samples_with_errored_judges": sum(1 for d in done if d["errored_judges"]),
             "cache_hits": scorer.cache.hits, "cache_misses": scorer.cache.misses,

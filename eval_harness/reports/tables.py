@@ -123,14 +123,22 @@ def anova_table(report: Mapping[str, Any]) -> TextTable:
     t = TextTable(
         "anova",
         f"ANOVA ({_method(report)}; correction {corr})",
-        ["term", "F", "df", "p raw", "p adj", "partial η²", "sig."],
-        align=["l", "r", "r", "r", "r", "r", "l"],
-        priority=[0, 1, 2, 3, 0, 1, 0],
+        ["term", "F", "df", "p raw", "p adj", "partial η²", "gen. η²", "sig."],
+        align=["l", "r", "r", "r", "r", "r", "r", "l"],
+        priority=[0, 1, 2, 3, 0, 1, 1, 0],
     )
+    errors = set()
     for r in a.get("terms") or []:
         t.add([r["term"], fmt.f3(r.get("F"), 2), fmt.df_text(r.get("df_num"), r.get("df_den")),
                fmt.pval(r.get("p_raw")), fmt.pval(r.get("p_adjusted")),
-               fmt.f3(r.get("partial_eta_sq")), fmt.yes_no(r.get("significant"))])
+               fmt.f3(r.get("partial_eta_sq")), fmt.f3(r.get("ges")),
+               fmt.yes_no(r.get("significant"))])
+        if r.get("partial_eta_sq_error"):
+            errors.add(str(r["partial_eta_sq_error"]))
+    if errors:
+        t.notes.append(f"partial η² error term: {'; '.join(sorted(errors))}; gen. η²: "
+                       "generalized eta squared (afex ges) on the complete cases, comparable "
+                       "across methods")
     for e in a.get("excluded_terms") or []:
         t.notes.append(f"excluded term {e.get('term')}: {e.get('reason')}")
     n_exc = len(a.get("excluded_cases") or [])

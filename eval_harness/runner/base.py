@@ -61,6 +61,7 @@ class RunResult:
     stderr: str = ""
     latency_s: float | None = None
     cost_usd: float | None = None
+    cost_source: str | None = None  # reported | config | table:<date> (eval_harness.pricing)
     input_tokens: int | None = None
     output_tokens: int | None = None
     tokens: int | None = None
@@ -73,6 +74,8 @@ class RunResult:
     argv: list[str] | None = None  # masked; written to command.json
     raw: Any = None  # the parsed application reply, kept in outputs.json
     notes: list[str] = field(default_factory=list)  # e.g. a log cut at its cap (record.notes)
+    cache_hit: bool = False  # served from the model-call cache (eval_harness.cache)
+    extra_attempts: int = 0  # calls a wrapper made beyond one (rate-limit retries)
 
     @property
     def ok(self) -> bool:
@@ -186,4 +189,6 @@ def price(pricing: Mapping[str, list[float]] | None, model: Any,
     rates = pricing.get(str(model))
     if rates is None or len(rates) != 2:
         return None
-    return (inp * rates[0] + out * rates[1]) / 1_000_000
+    from eval_harness.pricing.table import Rates, Usage, call_cost
+
+    return call_cost(Rates(float(rates[0]), float(rates[1])), Usage(inp, out))

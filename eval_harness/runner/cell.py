@@ -1,96 +1,46 @@
 """Executing one cell: call (with retries), write outputs, judge, write the record.
 
-Retries (tenacity): only ``transient`` failures — network errors, HTTP 408/409/429/5xx,
-exit codes listed in ``execution.transient_exit_codes`` — up to ``execution.retries``
-times, waiting ``max(Retry-After, initial·2^(n−1) + U(0, initial))`` capped at ``max``
-seconds (exponential backoff with jitter; the server's Retry-After is a floor).
+Retries (:mod:`eval_harness.retrying`, the policy LLM judges use too): only ``transient``
+failures — network errors, HTTP 408/409/429/5xx, exit codes listed in
+``execution.transient_exit_codes`` — up to ``execution.retries`` times, waiting
+``max(Retry-After, initial·2^(n−1) + U(0, initial))`` capped at ``max`` seconds
+(exponential backoff with jitter; the server's Retry-After is a floor).
 Quota/auth failures are not retried here: they go back to the engine, which decides
 whether to abort (see :mod:`eval_harness.runner.engine`).
 """
 
 from __future__ import annotations
 
-import random
 import threading
-from dataclasses import dataclass
 from typing import Any
 
-from tenacity import (
-    RetryCallState,
-    Retrying,
-    retry_if_result,
-    stop_after_attempt,
-    stop_when_event_set,
-)
-
 from eval_harness.judges.api import Sample, Scorer, ScoreResult
+from eval_harness.retrying import Backoff, call_with_backoff
 from eval_harness.runner.base import Runner, RunRequest, RunResult
+from eval_harness.runner.scrub import scrub_result
 from eval_harness.runner.workspace import annotation_contents
 from eval_harness.store.records import CaseRecord, JudgeScore
 from eval_harness.store.rundirs import utc_now
 from eval_harness.store.writer import outputs_dict, record_json, write_outputs, write_record
 
 
-@dataclass(frozen=True)
-class Backoff:
-    """Retry waits, seconds."""
-
-    initial: float = 1.0
-    maximum: float = 60.0
-    max_retry_after: float = 300.0  # never wait longer than this for one Retry-After
-
-
 def call_with_retries(runner: Runner, request: RunRequest, retries: int, backoff: Backoff,
                       stop: threading.Event) -> tuple[RunResult, int]:
-    """Run until not transient, out of retries, or ``stop`` is set; (last result, attempts)."""
-    attempts = 0
+    """Run until not transient, out of retries, or ``stop`` is set; (last result, attempts)
+    (the policy: :mod:`eval_harness.retrying`). Attempts include the calls a wrapper made
+    itself (the adaptive limiter's rate-limit retries: ``RunResult.extra_attempts``)."""
+    extra = 0
 
-    def once() -> RunResult:
-        nonlocal attempts
-        attempts += 1
-        return runner.run(request)
+    def call() -> RunResult:
+        nonlocal extra
+        result = scrub_result(runner.run(request))  # valid text, no over-deep reply
+        extra += result.extra_attempts
+        return result
 
-    def wait(state: RetryCallState) -> float:
-        # exponential backoff with full-width jitter (the tenacity helper's keyword names
-        # changed across versions, so it is spelled out here)
-        n = state.attempt_number + 1  # the fast-path call was attempt 1
-        base = min(backoff.maximum, backoff.initial * 2 ** (n - 1) + random.uniform(0, backoff.initial))
-        outcome = state.outcome
-        if outcome is not None and not outcome.failed:
-            after = outcome.result().retry_after
-            if after is not None:
-                return max(base, min(after, backoff.max_retry_after))
-        return base
-
-    first = runner.run(request)  # fast path: most calls succeed and need no retry machinery
-    if first.failure != "transient" or retries == 0:
-        return first, 1
-    attempts = 1
-    retrying = Retrying(
-        stop=stop_after_attempt(retries) | stop_when_event_set(stop),
-        wait=wait,
-        retry=retry_if_result(lambda r: r.failure == "transient"),
-        retry_error_callback=lambda state: state.outcome.result() if state.outcome else None,
-        sleep=lambda seconds: _sleep(stop, seconds),
-        reraise=True,
-    )
-    _sleep(stop, wait_first(first, backoff))
-    if stop.is_set():
-        return first, attempts
-    result: RunResult = retrying(once)
-    return result, attempts
-
-
-def wait_first(result: RunResult, backoff: Backoff) -> float:
-    """Wait before the first retry (the same rule as later ones, attempt 1)."""
-    base = min(backoff.maximum, backoff.initial + random.uniform(0, backoff.initial))
-    if result.retry_after is not None:
-        return max(base, min(result.retry_after, backoff.max_retry_after))
-    return base
-
-
-def _sleep(stop: threading.Event, seconds: float) -> None:
-    stop.wait(seconds)  # an abort wakes the sleeper early
+    result, attempts = call_with_backoff(call, transient=lambda r: r.failure == "transient",
+                                         retry_after=lambda r: r.retry_after, retries=retries,
+                                         backoff=backoff, stop=stop)
+    return result, attempts + extra
 
 
 def score_sample(scorer: Scorer | None, sample: Sample) -> tuple[ScoreResult | None, str | None]:
@@ -143,17 +93,26 @@ def finish_cell_data(
         "case_id": request.case_id, "condition_id": request.condition_id,
         "replication": request.replication, "config_digest": digest, "case_hash": case_hash,
         "status": status, "reason": reason, "exit_code": result.exit_code,
-        "latency_s": result.latency_s, "cost_usd": result.cost_usd,
+        # a cache hit's latency is not this run's: kept apart, never analysed as latency
+        "latency_s": None if result.cache_hit else result.latency_s, "cost_usd": result.cost_usd,
         "tokens": result.total_tokens(), "tool_calls": result.tool_calls, "tags": tags,
         "composite": scores.composite if scores else None,
         "composite_errored": scores.composite_errored if scores else False,
+        "judges_digest": scores.judges_digest if scores else "",
         "finished_at": utc_now(),
         # added fields (records.py allows extras): provenance and token split
         "run_id": run_id, "attempts": attempts, "input_tokens": result.input_tokens,
         "output_tokens": result.output_tokens, "levels": request.levels, **(extra or {}),
     }
+    if result.cost_source is not None:
+        data["cost_source"] = result.cost_source
+    if result.cache_hit:
+        data.update(cache_hit=True, cached_latency_s=result.latency_s)
     if result.notes:
         data["notes"] = list(result.notes)
+    digests = getattr(scorer, "judge_digests", None)
+    if scores is not None and callable(digests):  # which judge specs gave these verdicts
+        data["judge_digests"] = digests(request.condition_id)
     judged = dict(scores.scores) if scores else {}
     # built from trusted fields: written without a pydantic validate + dump round trip
     # (a third of the per-cell Python time for a cheap cell); for the same reason the

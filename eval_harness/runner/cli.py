@@ -37,15 +37,16 @@ from eval_harness.config.templates import render_arguments, render_braces, rende
 from eval_harness.runner.base import (
     RunRequest,
     RunResult,
-    price,
     register,
     tee_prefix,
     usage_tokens,
 )
 from eval_harness.runner.process import ProcessGroup, ProcessOutcome
+from eval_harness.runner.scrub import loads_reply
 from eval_harness.runner.workspace import (
     Snapshot,
     collect_paths,
+    copy_case_files,
     modified_files,
     snapshot,
     stage_workspace,
@@ -86,7 +87,7 @@ def parse_json_reply(text: str, tail: str = "") -> dict[str, Any] | None:
     stripped = text.strip()
     if stripped.startswith("{"):
         try:
-            value = json.loads(stripped)
+            value = loads_reply(stripped)
             if isinstance(value, dict):
                 return value
         except ValueError:
@@ -95,7 +96,7 @@ def parse_json_reply(text: str, tail: str = "") -> dict[str, Any] | None:
         line = line.strip()
         if line.startswith("{") and line.endswith("}"):
             try:
-                value = json.loads(line)
+                value = loads_reply(line)
             except ValueError:
                 continue
             if isinstance(value, dict):
@@ -103,20 +104,26 @@ def parse_json_reply(text: str, tail: str = "") -> dict[str, Any] | None:
     return None
 
 
-def fill_from_reply(result: RunResult, reply: dict[str, Any], pricing: Any, model: Any) -> None:
-    """Copy output, cost, usage and steps from a reply object into ``result``."""
+def fill_from_reply(result: RunResult, reply: dict[str, Any], pricing: Any, model: Any,
+                    price_block: Any = None) -> None:
+    """Copy output, cost, usage and steps from a reply object into ``result``; an unstated
+    cost is priced from ``price_block`` (the eval's ``pricing:``), ``pricing``
+    (``runner.pricing``) or the shipped table (:mod:`eval_harness.pricing.table`)."""
     out = reply.get("output", reply.get("result", ""))
     result.output = out if isinstance(out, str) else json.dumps(out, default=str)
     cost = reply.get("cost_usd", reply.get("total_cost_usd"))
     if (isinstance(cost, (int, float)) and not isinstance(cost, bool) and math.isfinite(cost)
             and cost >= 0):  # NaN, Infinity or a negative cost is not a known cost
-        result.cost_usd = float(cost)
+        result.cost_usd, result.cost_source = float(cost), "reported"
     result.input_tokens, result.output_tokens, result.tokens = usage_tokens(reply.get("usage"))
     steps = reply.get("steps", reply.get("tool_calls"))
     if isinstance(steps, list):
         result.trace = build_trace(steps)
     if result.cost_usd is None:
-        result.cost_usd = price(pricing, model, result.input_tokens, result.output_tokens)
+        from eval_harness.pricing.table import price_usage
+
+        result.cost_usd, result.cost_source = price_usage(model, reply.get("usage"),
+                                                          price_block, pricing)
     result.raw = reply
 
 
@@ -169,7 +176,9 @@ class CliRunner:
         text = " ".join(self.template)
         runner = config.runner
         self.output_paths = list(config.outputs.paths)
-        self.needs_workspace = "{workspace}" in text or bool(self.output_paths)
+        ws = config.dataset.workspace if config.dataset else None
+        self.case_files = list(ws.files) if ws else []
+        self.needs_workspace = "{workspace}" in text or bool(self.output_paths or self.case_files)
         self.needs_output = "{output_dir}" in text or bool(runner and runner.output_file)
         self.procs = ProcessGroup()
         # pre-encoded once: Popen would otherwise fsencode every variable for every cell
@@ -261,6 +270,7 @@ class CliRunner:
         if self.needs_workspace:
             stage_workspace(case_dir / "workspace", request.input, request.case_files,
                             self.output_paths)
+            copy_case_files(case_dir / "workspace", request.case_files, self.case_files)
             before = snapshot(case_dir / "workspace")
         out_dir = Path(self._output_dir(case_str))
         if self.needs_output:
@@ -314,7 +324,7 @@ class CliRunner:
                 result.failure = "error"
                 result.reason = f"malformed output: no JSON object on stdout ({snippet!r})"
                 return result
-            fill_from_reply(result, reply, runner.pricing, request.model)
+            fill_from_reply(result, reply, runner.pricing, request.model, cfg.pricing)
         else:
             result.output = text.strip()
         return result

@@ -199,9 +199,16 @@ class _Builder:
 
 
 def _size(raw: Any) -> int:
-    if not isinstance(raw, (list, tuple)):
-        return 0
-    return sum(1 + (_size(r.get("children")) if isinstance(r, Mapping) else 0) for r in raw)
+    """Steps in a (dropped) list of reported steps, counted without recursion (a hostile
+    reply may nest far deeper than the stack)."""
+    count, stack = 0, [raw]
+    while stack:
+        items = stack.pop()
+        if not isinstance(items, (list, tuple)):
+            continue
+        count += len(items)
+        stack.extend(r.get("children") for r in items if isinstance(r, Mapping))
+    return count
 
 
 def build_trace(raw: Any) -> Trace:

@@ -26,7 +26,7 @@ def test_export_parquet_without_an_engine_is_a_usage_error(tmp_path: Path,
     code, _, err = run_cli("--analyze-only", str(runs), "--output", str(tmp_path / "o"),
                            "--export-parquet", str(tmp_path / "f.parquet"))
     assert code == 2, err
-    assert "error: --export-parquet needs pyarrow" in err and "pip install pyarrow" in err
+    assert "error: --export-parquet needs pyarrow" in err and "pip install 'factorial-eval-harness[parquet]'" in err
     assert "internal error" not in err
 
 

@@ -148,7 +148,7 @@ CORPUS: list[tuple[str, Run, int, str]] = [
         "import os\ndef run(i, c):\n    os._exit(3)\n"), 4, "ended its process (exit code 3"),
     ("python module missing", python_runner("", "nosuchmod:run"), 2, "cannot import nosuchmod"),
     ("top-level key typo", top_level_typo, 2, "did you mean `judges`"),
-    ("parquet engine missing", parquet_without_engine, 2, "pip install pyarrow"),
+    ("parquet engine missing", parquet_without_engine, 2, "factorial-eval-harness[parquet]"),
     ("LLM judge without a model", llm_judge_without_model, 2, "an LLM judge needs a model"),
     ("dataset path typo", dataset_path_typo, 2, "case.yaml"),
 ]

@@ -205,3 +205,34 @@ def test_other_scale_read_from_prompt(stub: Any) -> None:
     assert judge("openai:x", (0.0, 10.0), fence=False).evaluate(ctx(INJECTED), 0).value == 10.0
     assert judge("openai:x", (0.0, 10.0)).evaluate(ctx(INJECTED), 0).value == 0.0
 
+
+
+def test_judge_retries_use_the_cell_policy(stub: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Retry-After reaches the shared policy (a floor, capped at max_delay), and a run that
+    is aborting does not retry a judge call (eval_harness/retrying.py)."""
+    import threading
+
+    from eval_harness import retrying
+
+    seen: list[float | None] = []
+    real = retrying.retry_wait
+
+    def spy(backoff: retrying.Backoff, n: int, after: float | None) -> float:
+        seen.append(after)
+        return real(backoff, n, after)
+
+    monkeypatch.setattr(retrying, "retry_wait", spy)
+    stub.script.extend([{"status": 429, "retry_after": "0.03"},
+                        {"verdict": {"reasoning": "fine", "score": 3}}])
+    assert judge("openai:x").evaluate(ctx(), 0).value == 3.0
+    assert seen == [0.03] and len(stub.requests) == 2
+    stop = threading.Event()
+    stop.set()
+    token = retrying.CURRENT_STOP.set(stop)
+    try:
+        stub.script.extend([{"status": 503}, {"verdict": {"reasoning": "fine", "score": 3}}])
+        with pytest.raises(JudgeFailure, match=r"gave up after 1 attempts.*503"):
+            judge("claude-x").evaluate(ctx(), 0)
+    finally:
+        retrying.CURRENT_STOP.reset(token)
+    assert len(stub.requests) == 3

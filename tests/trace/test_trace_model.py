@@ -84,3 +84,14 @@ def test_reader_refuses_a_symlink(tmp_path: Path) -> None:
     (tmp_path / "case").mkdir()
     (tmp_path / "case" / "trace.json").symlink_to(target)
     assert read_trace(tmp_path / "case") is None
+
+
+def test_a_hostile_depth_neither_recurses_nor_is_kept() -> None:
+    raw: dict = {"kind": "tool", "name": "0"}
+    node = raw
+    for i in range(1, 50_000):  # far past the interpreter's recursion limit
+        node["children"] = [{"kind": "tool", "name": str(i)}]
+        node = node["children"][0]
+    trace = build_trace([raw])
+    assert len(list(trace.walk())) == model.MAX_DEPTH
+    assert trace.dropped == 50_000 - model.MAX_DEPTH

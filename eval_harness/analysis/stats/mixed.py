@@ -20,18 +20,15 @@ own optimum until the deviance stops improving). Everything is computed from per
 sums XᵢᵀXᵢ, Xᵢᵀyᵢ, yᵢᵀyᵢ, so the cost is linear in the number of cases.
 
 Satterthwaite df as lmerTest (Kuznetsova, Brockhoff & Christensen 2017, J. Stat. Softw.
-82(13)): the variance parameters are φ = (θ, σ); A = 2 H⁺ where H is the numerical
-Hessian (Richardson-extrapolated central differences) of the REML deviance at φ̂,
-
-    D(φ) = Σ log|M_i| + log|XᵀWX| + r²(θ)/σ² + (N − p) log(2πσ²)
-
-inverted over its eigenvalues > 1e-8 (Moore–Penrose, as lmerTest); the Jacobian of
-Cov(β̂) = σ² (XᵀWX)⁻¹ with respect to φ is numerical in θ and analytic in σ.
+82(13)): the variance parameters are φ = (θ, σ); A = 2 H⁺ where H is the Hessian of the
+REML deviance D(φ) = Σ log|M_i| + log|XᵀWX| + r²(θ)/σ² + (N − p) log(2πσ²) at φ̂,
+inverted over its eigenvalues > 1e-8 (Moore–Penrose, as lmerTest); H and the Jacobian of
+Cov(β̂) = σ² (XᵀWX)⁻¹ are analytic (`reml_hessian`), not numerical differences.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -105,51 +102,90 @@ class Structure:
 
 
 @dataclass(frozen=True)
-class _Eval:
+class Blocks:
+    """Per-case algebra at θ, relative to σ² (W_i = V_i⁻¹ σ², V_i/σ² = I + Z_i Λ Λᵀ Z_iᵀ).
+
+    a_i = Z_iᵀW_iZ_i, b_i = Z_iᵀW_iX_i, c_i = Z_iᵀW_iy_i; XᵀWX, XᵀWy, yᵀWy summed over
+    cases. Every product is a batched matmul or a tensordot over (case, effect): the cost
+    is linear in the number of cases.
+    """
+
+    lam: np.ndarray
     logdet_m: float
+    a: np.ndarray  # (n, q, q)
+    b: np.ndarray  # (n, q, p)
+    c: np.ndarray  # (n, q)
     xwx: np.ndarray
     xwy: np.ndarray
     ywy: float
 
 
-def _evaluate(s: CaseSums, st: Structure, theta: np.ndarray) -> _Eval:
+def blocks(s: CaseSums, st: Structure, theta: np.ndarray) -> Blocks:
+    """The per-case blocks at θ (raises LinAlgError when some M_i is not positive definite)."""
     r = list(st.cols)
+    p = s.xtx.shape[1]
     lam = st.factor(theta)
-    ztz = s.xtx[:, r][:, :, r]
     ztx = s.xtx[:, r, :]
+    ztz = ztx[:, :, r]
     zty = s.xty[:, r]
-    lzx = np.einsum("ab,nbc->nac", lam.T, ztx)  # Λᵀ Z_iᵀ X_i
-    lzy = zty @ lam  # rows: (Λᵀ Z_iᵀ y_i)ᵀ
-    m = np.einsum("ab,nbc,cd->nad", lam.T, ztz, lam) + np.eye(st.q)
+    k = ztz @ lam  # Z_iᵀZ_i Λ
+    m = np.matmul(lam.T, k) + np.eye(st.q)  # M_i = Λᵀ Z_iᵀ Z_i Λ + I
     chol = np.linalg.cholesky(m)
     logdet = 2.0 * float(np.log(np.diagonal(chol, axis1=1, axis2=2)).sum())
-    rhs = np.concatenate([lzx, lzy[:, :, None]], axis=2)
-    sol = np.linalg.solve(m, rhs)
-    xwx = s.xtx.sum(axis=0) - np.einsum("nap,naq->pq", lzx, sol[:, :, :-1])
-    xwy = s.xty.sum(axis=0) - np.einsum("nap,na->p", lzx, sol[:, :, -1])
-    ywy = float(s.yty.sum() - np.einsum("na,na->", lzy, sol[:, :, -1]))
-    return _Eval(logdet, (xwx + xwx.T) / 2.0, xwy, ywy)
+    rhs = np.matmul(lam.T, np.concatenate([ztx, zty[:, :, None]], axis=2))  # Λᵀ Z_iᵀ [X_i, y_i]
+    sol = np.linalg.solve(m, rhs)  # M_i⁻¹ Λᵀ Z_iᵀ [X_i, y_i]
+    corr = k @ sol  # Z_iᵀZ_iΛ M_i⁻¹ Λᵀ Z_iᵀ [X_i, y_i]
+    b = ztx - corr[:, :, :p]
+    c = zty - corr[:, :, p]
+    a = b[:, :, r]  # Z's columns are X's columns
+    rx = rhs[:, :, :p]
+    xwx = s.xtx.sum(axis=0) - np.tensordot(rx, sol[:, :, :p], axes=([0, 1], [0, 1]))
+    xwy = s.xty.sum(axis=0) - np.tensordot(rx, sol[:, :, p], axes=([0, 1], [0, 1]))
+    ywy = float(s.yty.sum() - np.vdot(rhs[:, :, p], sol[:, :, p]))
+    return Blocks(lam, logdet, (a + a.transpose(0, 2, 1)) / 2.0, b, c, (xwx + xwx.T) / 2.0,
+                  xwy, ywy)
 
 
-def _beta_rss(e: _Eval) -> tuple[np.ndarray, float, float]:
+@dataclass(frozen=True)
+class Gls:
+    """GLS at θ: C = (XᵀWX)⁻¹, β̂, r² = yᵀWy − β̂ᵀXᵀWy, log|XᵀWX|."""
+
+    cinv: np.ndarray
+    beta: np.ndarray
+    rss: float
+    logdet_x: float
+
+
+def gls(e: Blocks) -> Gls:
     chol = np.linalg.cholesky(e.xwx)
-    beta = np.linalg.solve(e.xwx, e.xwy)
+    cinv = np.linalg.inv(e.xwx)
+    beta = cinv @ e.xwy
     rss = e.ywy - float(beta @ e.xwy)
-    return beta, max(rss, 0.0), 2.0 * float(np.log(np.diag(chol)).sum())
+    return Gls((cinv + cinv.T) / 2.0, beta, max(rss, 0.0), 2.0 * float(np.log(np.diag(chol)).sum()))
+
+
+def _reml(e: Blocks, g: Gls, n_obs: int) -> float:
+    dof = n_obs - e.xwx.shape[0]
+    if g.rss <= 0.0:
+        return -np.inf
+    return e.logdet_m + g.logdet_x + dof * (1.0 + np.log(2.0 * np.pi * g.rss / dof))
 
 
 def profiled_deviance(s: CaseSums, st: Structure, theta: np.ndarray) -> float:
     """REML criterion d(θ) as `lme4::lmer(..., REML = TRUE)` reports it (`deviance(fit,
     REML = TRUE)`)."""
     try:
-        e = _evaluate(s, st, theta)
-        _, rss, logdet_x = _beta_rss(e)
+        e = blocks(s, st, theta)
+        return _reml(e, gls(e), s.n_obs)
     except np.linalg.LinAlgError:
         return np.inf
-    dof = s.n_obs - e.xwx.shape[0]
-    if rss <= 0.0:
-        return -np.inf
-    return e.logdet_m + logdet_x + dof * (1.0 + np.log(2.0 * np.pi * rss / dof))
+
+
+def theta_index(st: Structure) -> tuple[np.ndarray, np.ndarray]:
+    """(row, column) of Λ that each θ_k is."""
+    if not st.correlated:
+        return np.arange(st.q), np.arange(st.q)
+    return _tril_colmajor(st.q)
 
 
 def deviance_and_gradient(s: CaseSums, st: Structure, theta: np.ndarray) -> tuple[float, np.ndarray]:
@@ -162,109 +198,22 @@ def deviance_and_gradient(s: CaseSums, st: Structure, theta: np.ndarray) -> tupl
     (∂ log|V| = tr(W ∂V), ∂ log|XᵀWX| = −tr(C XᵀW ∂V W X), ∂r² = −yᵀP ∂V P y), and
     tr(S G_k) = 2 (S Λ)_{rc} for θ_k = Λ_{rc}.
     """
-    r = list(st.cols)
-    lam = st.factor(theta)
-    p = s.xtx.shape[1]
-    ztx = s.xtx[:, r, :]
-    ztz = ztx[:, :, r]
-    zty = s.xty[:, r]
-    m = np.einsum("ab,nbc,cd->nad", lam.T, ztz, lam) + np.eye(st.q)
     try:
-        chol = np.linalg.cholesky(m)
-        rhs = np.concatenate([np.einsum("ab,nbc->nac", lam.T, ztx),
-                              (zty @ lam)[:, :, None]], axis=2)
-        sol = np.linalg.solve(m, rhs)  # M⁻¹ Λᵀ [ZᵀX, Zᵀy]
-        k = ztz @ lam  # Z_iᵀZ_i Λ
-        b = ztx - k @ sol[:, :, :p]  # Z_iᵀ W_i X_i
-        c = zty - np.einsum("nab,nb->na", k, sol[:, :, p])  # Z_iᵀ W_i y_i
-        a = ztz - k @ sol[:, :, r]  # Z_iᵀ W_i Z_i
-        xwx = s.xtx.sum(axis=0) - np.einsum("nap,naq->pq", rhs[:, :, :p], sol[:, :, :p])
-        xwy = s.xty.sum(axis=0) - np.einsum("nap,na->p", rhs[:, :, :p], sol[:, :, p])
-        ywy = float(s.yty.sum() - np.einsum("na,na->", rhs[:, :, p], sol[:, :, p]))
-        xwx = (xwx + xwx.T) / 2.0
-        cx = np.linalg.cholesky(xwx)
-        cinv = np.linalg.inv(xwx)
+        e = blocks(s, st, theta)
+        g = gls(e)
     except np.linalg.LinAlgError:
         return np.inf, np.zeros_like(theta)
-    beta = cinv @ xwy
-    rss = ywy - float(beta @ xwy)
-    dof = s.n_obs - p
-    if rss <= 0.0:
-        return -np.inf, np.zeros_like(theta)
-    dev = (2.0 * float(np.log(np.diagonal(chol, axis1=1, axis2=2)).sum())
-           + 2.0 * float(np.log(np.diag(cx)).sum()) + dof * (1.0 + np.log(2.0 * np.pi * rss / dof)))
-    u = c - b @ beta
-    smat = (a.sum(axis=0) - np.einsum("nap,pq,nbq->ab", b, cinv, b)
-            - dof / rss * np.einsum("na,nb->ab", u, u))
-    sl = 2.0 * smat @ lam
-    if not st.correlated:
-        return dev, np.diag(sl).copy()
-    rows, cols = _tril_colmajor(st.q)
-    return dev, sl[rows, cols]
-
-
-def _vp_deviance(s: CaseSums, st: Structure, varpar: np.ndarray) -> float:
-    """D(θ, σ): the REML deviance at a given σ (lmerTest's `devfun_vp`)."""
-    theta, sigma = varpar[:-1], float(varpar[-1])
-    e = _evaluate(s, st, theta)
-    _, rss, logdet_x = _beta_rss(e)
+    dev = _reml(e, g, s.n_obs)
+    if not np.isfinite(dev):
+        return dev, np.zeros_like(theta)
     dof = s.n_obs - e.xwx.shape[0]
-    return e.logdet_m + logdet_x + rss / sigma**2 + dof * np.log(2.0 * np.pi * sigma**2)
-
-
-def _covbeta(s: CaseSums, st: Structure, theta: np.ndarray) -> np.ndarray:
-    """(XᵀWX)⁻¹ at θ (Cov(β̂) / σ²)."""
-    return np.linalg.inv(_evaluate(s, st, theta).xwx)
-
-
-def _steps(x: np.ndarray) -> np.ndarray:
-    # numDeriv's genD: d = 0.1 relative, eps = 1e-4 where |x| < zero.tol
-    zero_tol = np.sqrt(np.finfo(float).eps / 7e-7)
-    return np.where(np.abs(x) < zero_tol, 1e-4, 0.1 * np.abs(x))
-
-
-def hessian(f: Callable[[np.ndarray], float], x: np.ndarray, r: int = 4) -> np.ndarray:
-    """Second derivatives by central differences with r Richardson steps (numDeriv-style)."""
-    k = x.size
-    f0 = f(x)
-    h0 = _steps(x)
-    levels = []
-    for level in range(r):
-        h = h0 / 2.0**level
-        hm = np.zeros((k, k))
-        diag = np.zeros(k)
-        for i in range(k):
-            ei = np.zeros(k)
-            ei[i] = h[i]
-            diag[i] = (f(x + ei) - 2.0 * f0 + f(x - ei)) / h[i] ** 2
-        for i in range(k):
-            hm[i, i] = diag[i]
-            for j in range(i):
-                eij = np.zeros(k)
-                eij[i], eij[j] = h[i], h[j]
-                val = (f(x + eij) - 2.0 * f0 + f(x - eij) - diag[i] * h[i] ** 2
-                       - diag[j] * h[j] ** 2) / (2.0 * h[i] * h[j])
-                hm[i, j] = hm[j, i] = val
-        levels.append(hm)
-    for m in range(1, r):
-        levels = [(levels[t + 1] * 4.0**m - levels[t]) / (4.0**m - 1.0) for t in range(len(levels) - 1)]
-    return levels[0]
-
-
-def jacobian(f: Callable[[np.ndarray], np.ndarray], x: np.ndarray, r: int = 4) -> list[np.ndarray]:
-    """∂f/∂x_j (one array per j) by central differences with Richardson extrapolation."""
-    h0 = _steps(x)
-    out = []
-    for j in range(x.size):
-        levels = []
-        for level in range(r):
-            e = np.zeros(x.size)
-            e[j] = h0[j] / 2.0**level
-            levels.append((f(x + e) - f(x - e)) / (2.0 * e[j]))
-        for m in range(1, r):
-            levels = [(levels[t + 1] * 4.0**m - levels[t]) / (4.0**m - 1.0) for t in range(len(levels) - 1)]
-        out.append(levels[0])
-    return out
+    u = e.c - e.b @ g.beta
+    bc = e.b @ g.cinv
+    smat = (e.a.sum(axis=0) - np.tensordot(bc, e.b, axes=([0, 2], [0, 2]))
+            - dof / g.rss * (u.T @ u))
+    sl = 2.0 * smat @ e.lam
+    rows, cols = theta_index(st)
+    return dev, sl[rows, cols]
 
 
 @dataclass(frozen=True)
@@ -342,24 +291,22 @@ def fit_mixed(s: CaseSums, st: Structure, *, with_df: bool = True) -> MixedFit:
 
 def fit_at(s: CaseSums, st: Structure, theta: np.ndarray, dev: float, *,
            with_df: bool = True) -> MixedFit:
-    """The fit at a given optimum θ̂ (β̂, σ̂², Cov(β̂), and the Satterthwaite ingredients)."""
-    e = _evaluate(s, st, theta)
-    beta, rss, _ = _beta_rss(e)
+    """The fit at a given optimum θ̂ (β̂, σ̂², Cov(β̂), and the Satterthwaite ingredients:
+    the analytic Hessian and Jacobian of `reml_hessian`)."""
+    from eval_harness.analysis.stats.reml_hessian import vp_hessian  # imports this module
+
+    e = blocks(s, st, theta)
+    g = gls(e)
     p = e.xwx.shape[0]
-    sigma2 = rss / (s.n_obs - p)
-    xwx_inv = np.linalg.inv(e.xwx)
+    sigma2 = g.rss / (s.n_obs - p)
     lower = st.lower_bounds()
     singular = bool(np.any(np.isfinite(lower) & (theta < SINGULAR_TOL)))
     grads: tuple[np.ndarray, ...] | None = None
     acov: np.ndarray | None = None
     if with_df and sigma2 > 0:
-        sigma = np.sqrt(sigma2)
-        varpar = np.concatenate([theta, [sigma]])
-        hess = hessian(lambda v: _vp_deviance(s, st, v), varpar)
+        hess, grads = vp_hessian(s, st, e, g, float(np.sqrt(sigma2)))
         acov = 2.0 * pinv_positive(hess)
-        jac_t = jacobian(lambda t: sigma2 * _covbeta(s, st, t), theta)
-        grads = (*jac_t, 2.0 * sigma * xwx_inv)
-    return MixedFit(st, theta, beta, sigma2 * xwx_inv, sigma2, dev, s.n_obs, p, grads, acov,
+    return MixedFit(st, theta, g.beta, sigma2 * g.cinv, sigma2, dev, s.n_obs, p, grads, acov,
                     singular)
 
 

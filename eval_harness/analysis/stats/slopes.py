@@ -31,6 +31,7 @@ from typing import Any, cast
 import numpy as np
 import pandas as pd
 
+from eval_harness import malloc
 from eval_harness.analysis.stats.balanced import CONSTANT_REL, REASONS, REL_ZERO, too_large
 from eval_harness.analysis.stats.correction import adjust_pvalues, canonical_correction
 from eval_harness.analysis.stats.design import term_name, term_subsets
@@ -274,7 +275,9 @@ def fitted_mixed(cm: pd.DataFrame, factors: Sequence[str], levels: Sequence[Sequ
         return all_excluded("too few observations or an empty cell: the full-factorial "
                             "model is not estimable")
     try:
-        with np.errstate(all="ignore"):
+        # the optimiser allocates the same per-case temporaries thousands of times: keep
+        # them on the heap for the fit (eval_harness/malloc.py)
+        with np.errstate(all="ignore"), malloc.heap_phase():
             model = fit_slopes_model(cm, kf, kl, response, case)
     except (np.linalg.LinAlgError, ValueError, FloatingPointError) as exc:
         return all_excluded(f"the mixed model could not be fitted ({type(exc).__name__}: {exc})")

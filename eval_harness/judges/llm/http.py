@@ -2,9 +2,10 @@
 
 Hardening:
 
-- transient failures (connection errors, 408/409/425/429/5xx/529) are retried with
-  exponential back-off (``Retry-After`` honoured up to ``max_delay``); anything left after
-  the last attempt raises :class:`LLMError` (the caller fails closed);
+- transient failures (connection errors, 408/409/425/429/5xx/529) are retried by the
+  policy cell calls use (:mod:`eval_harness.retrying`: exponential back-off with jitter,
+  ``Retry-After`` a floor up to ``max_delay``, no retry once the run is aborting);
+  anything left after the last attempt raises :class:`LLMError` (the caller fails closed);
 - a 400 naming ``temperature`` (reasoning models refuse it) is retried once without the
   temperature, remembered per model, and reported as a warning;
 - a 400 naming ``response_format`` / ``json_schema`` (servers without structured output)
@@ -17,15 +18,14 @@ Anthropic a forced tool call whose ``input_schema`` is the verdict schema.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
+import math
 import threading
-import time
 from dataclasses import dataclass, field
 from typing import Any
 
-from eval_harness.judges.llm.providers import ModelRef, endpoint
+from eval_harness.judges.llm.providers import ModelRef, endpoint, shown_url
 
 # runner.transport (http.client, ssl, urllib) is imported on the first call, not here:
 # --dry-run builds every judge and must not pay for the HTTP stack (docs/performance.md)
@@ -51,7 +51,8 @@ class LLMError(Exception):
 
 @dataclass(frozen=True)
 class RetryPolicy:
-    """Attempts and back-off (seconds): delay = min(max_delay, base_delay * 2**attempt)."""
+    """Attempts and back-off (seconds): before retry n, min(max_delay, base_delay·2^(n−1) +
+    U(0, base_delay)), at least the server's Retry-After up to max_delay."""
 
     attempts: int = 4
     base_delay: float = 1.0
@@ -86,7 +87,7 @@ def _error_text(body: bytes) -> str:
     text = body.decode("utf-8", "replace")
     try:
         data = json.loads(text)
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):  # not JSON, or nested thousands deep
         return text.strip()[:300] or "(empty body)"
     err = data.get("error", data) if isinstance(data, dict) else data
     if isinstance(err, dict):
@@ -94,42 +95,66 @@ def _error_text(body: bytes) -> str:
     return str(err)[:300]
 
 
-def _post(url: str, headers: dict[str, str], body: dict[str, Any],
-          policy: RetryPolicy) -> dict[str, Any]:
+@dataclass(frozen=True)
+class _Transient:
+    """One attempt that may succeed if retried."""
+
+    message: str
+    retry_after: float | None = None
+
+
+def _retry_after(value: str | None) -> float | None:
+    """Seconds from a ``Retry-After: <seconds>`` header (an HTTP date is ignored)."""
+    try:
+        return float(value) if value else None
+    except ValueError:
+        return None
+
+
+def _attempt(url: str, headers: dict[str, str], data: bytes,
+             policy: RetryPolicy) -> dict[str, Any] | _Transient:
+    """One request: the parsed reply, a transient failure, or LLMError (permanent)."""
+    from eval_harness.runner.scrub import loads_reply
     from eval_harness.runner.transport import TransportError, post
 
+    try:
+        # wall-clock deadline per request, no redirects, capped body (runner.transport)
+        reply = post(url, data, headers, deadline_s=policy.timeout, max_bytes=policy.max_bytes)
+    except TransportError as exc:
+        if not exc.transient:
+            raise LLMError(str(exc)) from None
+        return _Transient(f"connection failed: {exc}")
+    if reply.status >= 400:
+        last = f"HTTP {reply.status}: {_error_text(reply.body)}"
+        if reply.status not in RETRY_STATUSES:
+            raise LLMError(last, reply.status) from None
+        return _Transient(last, _retry_after(reply.headers.get("Retry-After")))
+    try:
+        parsed = loads_reply(reply.body.decode("utf-8", "replace"))
+    except ValueError as exc:
+        why = str(exc) if "nested" in str(exc) else "a non-JSON body"
+        raise LLMError(f"provider returned {why}") from None
+    if not isinstance(parsed, dict):
+        raise LLMError("provider returned a non-object body")
+    return parsed
+
+
+def _post(url: str, headers: dict[str, str], body: dict[str, Any],
+          policy: RetryPolicy) -> dict[str, Any]:
+    """The request with the cell-retry policy (:mod:`eval_harness.retrying`: jittered
+    exponential backoff, Retry-After a floor up to ``max_delay``, no retry past an abort)."""
+    from eval_harness.retrying import Backoff, call_with_backoff
+
     data = json.dumps(body).encode()
-    last = "no attempt made"
-    for attempt in range(policy.attempts):
-        delay = min(policy.max_delay, policy.base_delay * 2 ** attempt)
-        try:
-            # wall-clock deadline per request, no redirects, capped body (runner.transport)
-            reply = post(url, data, headers, deadline_s=policy.timeout,
-                         max_bytes=policy.max_bytes)
-        except TransportError as exc:
-            if not exc.transient:
-                raise LLMError(str(exc)) from None
-            last = f"connection failed: {exc}"
-        else:
-            if reply.status < 400:
-                try:
-                    parsed = json.loads(reply.body)
-                except ValueError:
-                    raise LLMError("provider returned a non-JSON body") from None
-                if not isinstance(parsed, dict):
-                    raise LLMError("provider returned a non-object body")
-                return parsed
-            message = _error_text(reply.body)
-            last = f"HTTP {reply.status}: {message}"
-            if reply.status not in RETRY_STATUSES:
-                raise LLMError(last, reply.status) from None
-            retry_after = reply.headers.get("Retry-After")
-            if retry_after:
-                with contextlib.suppress(ValueError):
-                    delay = min(policy.max_delay, float(retry_after))
-        if attempt + 1 < policy.attempts:
-            time.sleep(delay)
-    raise LLMError(f"gave up after {policy.attempts} attempts; last: {last}")
+    result, attempts = call_with_backoff(
+        lambda: _attempt(url, headers, data, policy),
+        transient=lambda r: isinstance(r, _Transient),
+        retry_after=lambda r: r.retry_after if isinstance(r, _Transient) else None,
+        retries=policy.attempts - 1,
+        backoff=Backoff(policy.base_delay, policy.max_delay, max_retry_after=policy.max_delay))
+    if isinstance(result, _Transient):
+        raise LLMError(f"gave up after {attempts} attempts; last: {result.message}")
+    return result
 
 
 def _openai_body(ref: ModelRef, system: str, user: str, schema: dict[str, Any] | None,
@@ -159,34 +184,58 @@ def _anthropic_body(ref: ModelRef, system: str, user: str, schema: dict[str, Any
     return body
 
 
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
 def _parse_openai(data: dict[str, Any]) -> tuple[str | None, dict[str, Any] | None, str | None,
                                                   str | None]:
-    choices = data.get("choices") or []
-    if not choices or not isinstance(choices[0], dict):
+    # every field may have any shape (an untrusted server): wrong shapes read as absent
+    choices = data.get("choices")
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
         raise LLMError("response has no choices")
-    message = choices[0].get("message") or {}
-    return message.get("content"), None, message.get("refusal"), choices[0].get("finish_reason")
+    message = choices[0].get("message")
+    if not isinstance(message, dict):
+        raise LLMError("response has no choices[0].message object")
+    content = message.get("content")
+    if isinstance(content, list):  # content parts
+        content = "".join(p["text"] for p in content
+                          if isinstance(p, dict) and isinstance(p.get("text"), str)) or None
+    return (_str(content), None, _str(message.get("refusal")),
+            _str(choices[0].get("finish_reason")))
 
 
 def _parse_anthropic(data: dict[str, Any]) -> tuple[str | None, dict[str, Any] | None,
                                                      str | None, str | None]:
     texts, structured = [], None
-    for block in data.get("content") or []:
-        if block.get("type") == "text":
-            texts.append(str(block.get("text", "")))
+    blocks = data.get("content")
+    for block in blocks if isinstance(blocks, list) else []:
+        if not isinstance(block, dict):
+            continue
+        if block.get("type") == "text" and isinstance(block.get("text"), str):
+            texts.append(block["text"])
         elif block.get("type") == "tool_use" and block.get("name") == VERDICT_TOOL:
-            structured = block.get("input")
-    stop = data.get("stop_reason")
+            found = block.get("input")
+            structured = found if isinstance(found, dict) else None
+    stop = _str(data.get("stop_reason"))
     refusal = ("\n".join(texts) or "refused") if stop == "refusal" else None
     return ("\n".join(texts) if texts else None), structured, refusal, stop
 
 
+def _count(value: Any) -> int | None:
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+    return int(value) if ok and math.isfinite(value) and 0 <= value < 1e15 else None
+
+
 def _usage(data: dict[str, Any]) -> tuple[int | None, int | None, float | None]:
-    usage = data.get("usage") or {}
-    tin = usage.get("prompt_tokens", usage.get("input_tokens"))
-    tout = usage.get("completion_tokens", usage.get("output_tokens"))
+    usage = data.get("usage")
+    usage = usage if isinstance(usage, dict) else {}
+    tin = _count(usage.get("prompt_tokens", usage.get("input_tokens")))
+    tout = _count(usage.get("completion_tokens", usage.get("output_tokens")))
     cost = usage.get("cost")  # some gateways (OpenRouter, LiteLLM) report it
-    return tin, tout, (float(cost) if isinstance(cost, (int, float)) else None)
+    known = (isinstance(cost, (int, float)) and not isinstance(cost, bool)
+             and math.isfinite(cost) and 0 <= cost < 1e9)
+    return tin, tout, (float(cost) if known and cost is not None else None)
 
 
 def _mentions(err: LLMError, *words: str) -> bool:
@@ -218,6 +267,8 @@ def complete(ref: ModelRef, system: str, user: str, *, schema: dict[str, Any] | 
             data = _post(url, headers, body, policy)
             break
         except LLMError as exc:
+            if shown_url(url) not in str(exc):  # every failure names the endpoint it tried
+                exc = LLMError(f"{shown_url(url)}: {exc}", exc.status)
             if temperature is not None and _mentions(exc, "temperature"):
                 with _LOCK:
                     _NO_TEMPERATURE.add(ref.name)
@@ -234,7 +285,7 @@ def complete(ref: ModelRef, system: str, user: str, *, schema: dict[str, Any] | 
                 _LOG.warning(warnings[-1])
                 schema_sent = None
                 continue
-            raise
+            raise exc from None
     else:  # pragma: no cover - the loop always breaks or raises
         raise LLMError("request could not be built")
     parse = _parse_anthropic if ref.provider == "anthropic" else _parse_openai
