@@ -76,6 +76,8 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--seed", type=int, default=0, help="seed of the cell order (default 0)")
     g.add_argument("--no-judge-check", action="store_true", help="skip the judge models' pre-flight call")
     g.add_argument("--no-analysis", action="store_true", help="run only; do not analyse afterwards")
+    g.add_argument("--no-trace", action="store_true",
+                   help="store no trace.json per case (judges still see the trace)")
     from eval_harness.cli.cost_opts import add_cost_flags
 
     add_cost_flags(g)

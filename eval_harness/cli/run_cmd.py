@@ -37,6 +37,7 @@ def options_from_args(args: argparse.Namespace) -> EngineOptions:
         retry_errors=args.retry_errors, shard=parse_shard(args.shard), order=args.order,
         seed=args.seed, verbose=args.verbose,
         progress="off" if getattr(args, "json", False) else "auto",
+        trace=not getattr(args, "no_trace", False),
     )
 
 

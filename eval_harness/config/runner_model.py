@@ -29,8 +29,9 @@ class RunnerBlock(Block):
         None, description="cli: command template ({model}, {effort}, {workspace}, input fields...)."
     )
     shell: StrictBool = Field(False, description="cli: run the command through a shell.")
-    output_format: Literal["text", "json"] = Field(
-        "text", description="cli: stdout is the answer text, or a JSON object {output, cost_usd, usage, steps}."
+    output_format: Literal["text", "json", "stream-json"] = Field(
+        "text", description="cli: stdout is the answer text, or a JSON object {output, cost_usd, "
+        "usage, steps}; claude-code: stream-json records the session's steps as the trace."
     )
     output_file: str | None = Field(None, description="cli: read the answer from this file in {output_dir}.")
     url: str | None = Field(None, description="http: endpoint receiving POST {input}.")
@@ -78,6 +79,8 @@ class RunnerBlock(Block):
         need = {"cli": "command", "http": "url", "python": "function"}.get(self.type)
         if need and getattr(self, need) in (None, "", []):
             raise ValueError(f"runner type {self.type!r} needs `{need}`")
+        if self.output_format == "stream-json" and self.type != "claude-code":
+            raise ValueError("output_format: stream-json is for runner type claude-code")
         if self.type == "python" and self.function and ":" not in self.function:
             raise ValueError("`function` must be `module:function`")
         if self.type == "claude-code" and self.effort is not None \

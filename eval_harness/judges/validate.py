@@ -183,8 +183,8 @@ def validate_judges(exp: Any) -> list[str]:
     return warnings
 
 
-BOOLEAN_BUILTINS = ("exact_match", "contains", "regex", "tool_calls", "tool_called", "latency",
-                    "cost", "json_schema")
+BOOLEAN_BUILTINS = ("exact_match", "contains", "regex", "tool_calls", "tool_called", "max_steps",
+                    "latency", "cost", "json_schema")
 
 
 def _check_kind(judge: Any, where: str) -> list[str]:
@@ -200,7 +200,7 @@ def _check_kind(judge: Any, where: str) -> list[str]:
             warnings.append(f"judge `{judge.name}` is deterministic: samples > 1 only repeats it")
     if kind in BOOLEAN_BUILTINS and judge.score_range is not None:
         warnings.append(f"judge `{judge.name}` is boolean: its score_range is ignored")
-    numeric = kind == "entity_coverage" or (kind not in BOOLEAN_BUILTINS
+    numeric = kind in ("entity_coverage", "retrieval") or (kind not in BOOLEAN_BUILTINS
                                             and judge.score_range is not None)
     if judge.gate and (numeric or kind == "pairwise"):
         raise ConfigError("gate: true needs a boolean judge", path=f"{where}.gate",

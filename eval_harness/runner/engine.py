@@ -79,6 +79,7 @@ class EngineOptions:
     cache: Any = None  # eval_harness.cache.store.CallCache, or None: no model-call cache
     max_spend: float | None = None  # USD; None: execution.max_spend, else no cap
     adaptive: bool = True  # AIMD concurrency per endpoint on 429s
+    trace: bool = True  # store each case's trace (--no-trace: judges still see it)
 
 
 @dataclass
@@ -260,7 +261,7 @@ class Engine:
             expected=cell.case.expected, annotations=cell.case.annotations,
             case_hash=case_hash, tags=tags,
             digest=self._condition_info(cell.condition)[2], run_id=run.run_id,
-            extra=self._extra(cell),
+            extra=self._extra(cell), store_trace=self.opt.trace,
         )
 
     def _extra(self, cell: Cell) -> dict[str, Any] | None:
