@@ -44,8 +44,6 @@ UNSUPPORTED: dict[str, str] = {
     "hooks.before_report": "report hooks are not run; run the command after orchestrate",
     "outputs[].tool": "tool-call outputs are read from the reply's steps; remove the entry",
     "outputs[].batch_pattern": "batch collection is not supported (mode: case only)",
-    "judges[].builtin": "its builtin judge library is not bundled; use this tool's "
-                        "built-ins (cost, latency, contains, ...) or a check",
     "judges[].step": "multi-step pipelines are not supported",
     "judges[].examples": "few-shot review examples are not supported; remove the key",
     "judges[].agent": "agent judges are not supported; use an LLM or check judge",

@@ -72,7 +72,8 @@ REFUSED = [
     ("models:\n  providers: {openrouter: {kind: openrouter}}\n", "models.providers"),
     ("inputs:\n  tools:\n    - match: questions\n", "inputs.tools"),
     ("hooks:\n  before_step:\n    - command: echo\n", "hooks.before_step"),
-    ("judges:\n  - name: b\n    builtin: efficiency/cost_budget\n", "judges[].builtin"),
+    ("judges:\n  - name: b\n    check: 'return True, \"\"'\n    agent: {allowed_tools: [Read]}\n",
+     "judges[].agent"),
     ("outputs:\n  - tool: mcp__jira__create\n    schema: x\n", "outputs[].tool"),
 ]
 

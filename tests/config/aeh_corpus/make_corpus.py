@@ -72,6 +72,17 @@ JUDGES = {
               "reward": {"formula": "weighted", "weights": {"passes": 1, "score": 2, "gone": 1}}},
 }
 
+JUDGES["builtin"] = {
+    "models": {"judge": "claude-haiku-4-5"},
+    "judges": [{"name": "budget", "builtin": "efficiency/cost_budget",
+                "arguments": {"max_cost_usd": 0.5}},
+               {"name": "tools_ok", "builtin": "process/tool_call_validation"},
+               {"name": "docs_read", "builtin": "process/consulted_docs",
+                "arguments": {"min_coverage": 0.5, "match": "basename"}},
+               {"name": "complete", "builtin": "quality/output_completeness",
+                "arguments": {"strictness": "high"}},
+               {"name": "safe", "builtin": "safety/no_harmful_content"}]}
+
 EXTRAS = {
     "plain": {},
     "mlflow": {"mlflow": {"experiment": "team-evals", "tags": {"team": "ml"}}},
@@ -130,6 +141,9 @@ REJECTED = {
                                         "seeds": [{"category": "a", "count": 1, "prompt": "p"}]}},
     "dataset-dotdot": {"execution": {"prompt": "x"}, "dataset": {"path": "../elsewhere"}},
     "output-root": {"execution": {"prompt": "x"}, "outputs": [{"path": "."}]},
+    "builtin-llm-range": {"execution": {"prompt": "x"},
+                          "judges": [{"name": "b", "builtin": "safety/no_harmful_content",
+                                      "score_range": [1, 5]}]},
     "unknown-builtin": {"execution": {"prompt": "x"},
                         "judges": [{"name": "b", "builtin": "quality/nonexistent"}]},
     "skill-slash": {"execution": {"skill": "team/skill", "arguments": "{prompt}"}},
