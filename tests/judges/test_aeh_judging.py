@@ -147,3 +147,13 @@ def test_its_builtin_library(tmp_path: Path, stub) -> None:
 def test_unknown_builtin_is_exit_2(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="unknown builtin judge"):
         make_experiment(tmp_path, [{"name": "b", "builtin": "quality/nope"}], CASES)
+
+
+def test_dry_run_warns_about_reward_names_without_judges(tmp_path: Path) -> None:
+    from eval_harness.judges.validate import validate_judges
+
+    judges = [{"name": "q", "check": "return 4, ''", "score_range": [0, 5]}]
+    exp = make_experiment(tmp_path, judges, CASES,
+                          reward={"formula": "min(q, ghost)"})
+    warnings = validate_judges(exp)
+    assert any("reward.formula names no judge: ghost" in w for w in warnings), warnings
