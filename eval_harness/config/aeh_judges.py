@@ -20,7 +20,7 @@ from typing import Any
 from eval_harness.config.aeh_runner import empty, refuse
 from eval_harness.errors import ConfigError
 
-_JUDGE_REFUSED = ("step", "examples", "agent", "provider_options")
+_JUDGE_REFUSED = ("examples", "agent", "provider_options")
 _OUR_THRESHOLD_KEYS = {"min_pass_rate", "min_mean", "pass_score", "judges"}
 
 
@@ -59,6 +59,8 @@ def _judge(judge: Mapping[str, Any], i: int, path: Path,
                 "model"):
         if out.get(key) == "":
             out.pop(key)
+    if out.get("step") == "":
+        out.pop("step")
     if "arguments" in out and out["arguments"] is None:
         out.pop("arguments")
     if "context" in out:

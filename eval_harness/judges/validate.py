@@ -135,6 +135,9 @@ def validate_judges(exp: Any) -> list[str]:
     warnings: list[str] = []
     if cfg.execution.prompt:
         _check_template(cfg.execution.prompt, fields, "execution.prompt", expected)
+    for i, step in enumerate(cfg.execution.steps):
+        if step.prompt:
+            _check_template(step.prompt, fields, f"execution.steps[{i}].prompt", expected)
     if cfg.runner is not None and cfg.runner.type == "cli" and cfg.runner.command:
         command = cfg.runner.command
         text = command if isinstance(command, str) else " ".join(command)

@@ -67,7 +67,8 @@ def test_no_matrix_runs_one_condition_of_models_skill() -> None:
 
 REFUSED = [
     ("execution:\n  mode: batch\n", "execution.mode: batch"),
-    ("execution:\n  steps:\n    - id: a\n      prompt: x\n", "execution.steps"),
+    ("execution:\n  steps:\n    - id: a\n      prompt: x\n      runner: {type: codex}\n",
+     "execution.steps[].runner"),
     ("runner:\n  type: codex\n", "runner.type"),
     ("models:\n  providers: {openrouter: {kind: openrouter}}\n", "models.providers"),
     ("inputs:\n  tools:\n    - match: questions\n", "inputs.tools"),

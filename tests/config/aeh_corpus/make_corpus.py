@@ -25,6 +25,10 @@ TARGETS = {
                  "execution": {"mode": "case", "arguments": "Do this:\n{prompt}\n", "timeout": 300}},
     "named-skill": {"name": "My Skill's Eval", "execution": {"skill": "summarise", "arguments": "{prompt}"}},
     "unnamed": {"execution": {"prompt": "{{ input.prompt }}"}},
+    "steps": {"name": "pipeline", "execution": {"steps": [
+        {"id": "draft", "skill": "rfe-create", "arguments": "{prompt}"},
+        {"id": "review", "prompt": "Review the draft in this workspace.", "timeout": 120,
+         "on_failure": "continue", "env": {"STAGE": "review"}}]}},
     "cli": {"name": "cli-agent", "execution": {"skill": "solver", "arguments": "{prompt}"},
             "runner": {"type": "cli", "command": "bash {config_dir}/run.sh {agent} {args} {model}"}},
 }
@@ -147,6 +151,10 @@ REJECTED = {
     "unknown-builtin": {"execution": {"prompt": "x"},
                         "judges": [{"name": "b", "builtin": "quality/nonexistent"}]},
     "skill-slash": {"execution": {"skill": "team/skill", "arguments": "{prompt}"}},
+    "step-dup-ids": {"execution": {"steps": [{"id": "a", "prompt": "x"}, {"id": "a", "prompt": "y"}]}},
+    "step-no-target": {"execution": {"steps": [{"id": "a"}]}},
+    "step-bad-judge": {"execution": {"steps": [{"id": "a", "prompt": "x"}]},
+                       "judges": [{"name": "j", "check": "return True, ''", "step": "b"}]},
     "step-without-steps": {"execution": {"prompt": "x"},
                            "judges": [{"name": "a", "check": "return True, ''", "step": "s1"}]},
     "ws-files-dotdot": {"execution": {"prompt": "x"},
