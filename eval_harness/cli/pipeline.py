@@ -279,7 +279,8 @@ def _compute_analysis(
     report = None
     if not getattr(args, "no_report", False):
         with phase("report model"):
-            report = build_report(anova=anova, frame=frame, comparisons=comparisons,
+            report = build_report(title=loaded.config.title if loaded else None,
+                                  anova=anova, frame=frame, comparisons=comparisons,
                                   leaderboard=leaderboard, thresholds=thresholds,
                                   pairwise=pairwise, generated_at=now_iso(),
                                   tables=tables)

@@ -78,6 +78,8 @@ class JudgeBlock(Block):
     arguments: dict[str, Any] | None = Field(
         None, description="Judge arguments (agent-eval-harness): `arguments` in a check, "
         "keyword arguments of a module function, `{{ arguments.x }}` in a prompt.")
+    step: str | None = Field(None, description="Judge only this execution step's result "
+                             "(agent-eval-harness `step`: its outputs are that step's).")
     context: list[str] = Field(default_factory=list, description="LLM judges: files (relative "
                                "to the config) appended to the prompt under `## Context: <name>`.")
 

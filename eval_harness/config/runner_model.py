@@ -89,6 +89,33 @@ class RunnerBlock(Block):
         return self
 
 
+class StepBlock(Block):
+    """One step of ``execution.steps`` (agent-eval-harness): one agent call in the case's
+    shared workspace, after the steps before it."""
+
+    id: StrictStr = Field(description="Unique step id (a folder name: steps/<id>/).")
+    name: StrictStr = Field("", description="Label.")
+    skill: StrictStr | None = Field(None, description="Skill of this step (xor prompt).")
+    prompt: StrictStr | None = Field(None, description="Prompt template of this step.")
+    arguments: StrictStr | None = Field(None, description="Arguments ({field} placeholders).")
+    env: dict[str, str] = Field(default_factory=dict, description="Extra environment.")
+    timeout: float | None = Field(None, gt=0, description="Seconds (default execution.timeout).")
+    max_budget_usd: float | None = Field(None, ge=0, description="claude-code budget cap.")
+    on_failure: Literal["fail", "continue"] = Field(
+        "fail", description="fail: a failed step errors the cell and skips the rest; "
+        "continue: the next step runs.")
+
+    @model_validator(mode="after")
+    def _one_target(self) -> StepBlock:
+        import re
+
+        if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", self.id):
+            raise ValueError(f"step id {self.id!r} must be a plain folder name")
+        if bool((self.skill or "").strip()) == bool((self.prompt or "").strip()):
+            raise ValueError(f"step {self.id!r} needs exactly one of skill or prompt")
+        return self
+
+
 class ExecutionBlock(Block):
     """``execution``: what is sent, time limits and retries (runtime knobs never enter ids)."""
 
@@ -123,6 +150,21 @@ class ExecutionBlock(Block):
     quota_exit_codes: list[int] = Field(
         default_factory=list, description="cli exit codes meaning quota/auth failure (fail fast)."
     )
+    steps: list[StepBlock] = Field(
+        default_factory=list, description="Multi-step pipeline (agent-eval-harness): each "
+        "step one call in the case's shared workspace; replaces skill / prompt.")
     parallelism: StrictInt | None = Field(
         None, ge=1, description="Cells in flight when --concurrency is not given "
         "(agent-eval-harness execution.parallelism).")
+
+    @model_validator(mode="after")
+    def _steps(self) -> ExecutionBlock:
+        if not self.steps:
+            return self
+        if (self.skill or "").strip() or (self.prompt or "").strip():
+            raise ValueError("execution.steps excludes execution.skill / execution.prompt: "
+                             "put each call in its own step")
+        ids = [s.id for s in self.steps]
+        if len(set(ids)) != len(ids):
+            raise ValueError(f"execution.steps: step ids must be unique (got {ids})")
+        return self

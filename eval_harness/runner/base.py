@@ -74,6 +74,7 @@ class RunResult:
     argv: list[str] | None = None  # masked; written to command.json
     raw: Any = None  # the parsed application reply, kept in outputs.json
     notes: list[str] = field(default_factory=list)  # e.g. a log cut at its cap (record.notes)
+    step_results: dict[str, dict[str, Any]] | None = None  # execution.steps: id -> result
     cache_hit: bool = False  # served from the model-call cache (eval_harness.cache)
     extra_attempts: int = 0  # calls a wrapper made beyond one (rate-limit retries)
 

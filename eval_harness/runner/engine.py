@@ -148,7 +148,12 @@ class Engine:
         with self._lock:
             runner = self._runners.get(id(cfg))
             if runner is None:
-                runner = self._factory(cfg)
+                if cfg.execution.steps:
+                    from eval_harness.runner.steps import StepsRunner
+
+                    runner = StepsRunner(cfg, self._factory)
+                else:
+                    runner = self._factory(cfg)
                 hooks = cfg.hooks
                 if hooks is not None and (hooks.before_each or hooks.after_each
                                           or hooks.before_scoring):

@@ -40,8 +40,9 @@ def begin_case(case_dir: StrPath, resolved_input: dict[str, Any]) -> None:
 
 
 def outputs_dict(result: RunResult) -> dict[str, Any]:
-    """The DESIGN.md ``outputs`` dict a judge sees (stdout/stderr capped in memory)."""
-    return {
+    """The DESIGN.md ``outputs`` dict a judge sees (stdout/stderr capped in memory); with
+    ``execution.steps`` also ``steps``: step id -> that step's outputs."""
+    out: dict[str, Any] = {
         "exit_code": result.exit_code, "stdout": result.stdout, "stderr": result.stderr,
         "output": result.output, "files": result.files, "latency_s": result.latency_s,
         "cost_usd": result.cost_usd, "tokens": result.total_tokens(),
@@ -49,6 +50,9 @@ def outputs_dict(result: RunResult) -> dict[str, Any]:
         "tool_calls": result.tool_calls, "trace": result.steps,
         "modified_files": result.modified_files,
     }
+    if result.step_results is not None:
+        out["steps"] = result.step_results
+    return out
 
 
 def write_outputs(case_dir: StrPath, result: RunResult, attempts: int,
