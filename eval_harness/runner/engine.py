@@ -68,6 +68,8 @@ class EngineOptions:
     progress: str = "auto"  # auto | rich | plain | off
     fatal_after: int = 2  # quota/auth failures seen before aborting
     backoff: Backoff = field(default_factory=Backoff)
+    executor: str = "local"  # where a cell runs: local (threads here) | ray
+    ray_address: str | None = None  # --executor ray: None = a new local cluster
 
 
 @dataclass
@@ -112,6 +114,7 @@ class Engine:
         self.aborted: str | None = None
         self._scanned_at = float("inf")  # set by plan(): records after it are not ours
         raw_refs = env_references(exp.loaded.raw)
+        self._env_names = sorted(raw_refs)
         self.secrets = tuple(v for k in sorted(raw_refs) if (v := os.environ.get(k)))
         self.run_dirs: dict[tuple[str, int], RunDir] = {}
         self._queue: deque[Cell] = deque()
@@ -307,6 +310,26 @@ class Engine:
 
     def execute(self) -> EngineSummary:
         """Plan and run; raise QuotaExhausted / KeyboardInterrupt after cleaning up.
+
+        Where a cell runs is the one seam: ``executor: ray`` swaps the runner factory for
+        one whose runners send each attempt to a Ray worker (runner/ray_executor.py);
+        everything else here stays as it is, in this one driver process.
+        """
+        if self.opt.executor != "ray":
+            return self._execute()
+        from eval_harness.runner.ray_executor import ray_executor
+
+        local = self._factory
+        with ray_executor(self.opt.ray_address, self.exp.loaded.base_dir, self.opt.runs_dir,
+                          self._env_names) as factory:
+            self._factory = factory
+            try:
+                return self._execute()
+            finally:
+                self._factory = local
+
+    def _execute(self) -> EngineSummary:
+        """:meth:`execute` with this engine's runner factory.
 
         Workers pull from one queue and do their own bookkeeping; the main thread only
         waits (in short joins, so Ctrl-C is seen at once). Handing every finished cell to

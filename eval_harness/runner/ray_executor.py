@@ -1,0 +1,271 @@
+"""``--executor ray``: cells run as Ray tasks on a cluster's workers; this process stays the
+one driver.
+
+What stays in the driver (the engine, unchanged): the plan and the resume index, claims,
+every file of the run directory (records are written here, from the results the tasks
+return), judges and their cache, progress, fail-fast on quota/auth, retries (one policy,
+:mod:`eval_harness.retrying`: a retry is a new task), and whatever global limits the engine
+applies (spend cap, concurrency). ``--concurrency`` is the number of tasks in flight; the
+cluster's CPUs bound how many run at once (one CPU per task).
+
+What a task does (:func:`_run_cell`, on a worker): build the condition's runner (cached per
+config in the worker process), lay out a private temporary case folder with the cell's
+``input.json`` and the dataset case's files (staged into the task: no shared filesystem
+is needed), run the cell, and return the :class:`~eval_harness.runner.base.RunResult` plus
+the files the runner wrote there (``stdout.log``, ``stderr.log``, ``workspace/``,
+``output/``), which the driver writes into the real case folder before the record.
+
+The config's folder (agent scripts, the python runner's module) reaches the workers as
+Ray's ``working_dir`` (uploaded once per job; the runs directory, ``.git``, ``.venv`` and
+``__pycache__`` are left out), and a task runs with it as ``{config_dir}``. The
+environment variables the config names (``${VAR}``) are sent as the job's ``env_vars``.
+
+Failures: a worker process or node that dies mid-cell makes Ray rerun the task
+(``max_retries``, :data:`TASK_MAX_RETRIES`); past that the cell is a ``transient`` failure
+for the engine's retry policy; Ctrl-C / a quota stop cancels the tasks in flight (the
+worker stops the agent's processes) and records nothing for them.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import os
+import tempfile
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from eval_harness.config.models import EvalConfig
+from eval_harness.errors import UsageError
+from eval_harness.runner.base import Runner, RunRequest, RunResult, build_runner
+
+RAY_HINT = "pip install 'factorial-eval-harness[ray]' (on the driver and every worker)"
+#: Ray reruns a task whose worker process or node died this many times
+TASK_MAX_RETRIES = 3
+#: seconds between checks for a cancel while waiting on a task
+POLL_S = 1.0
+#: staged dataset case folder: larger is refused (put big inputs in the config folder)
+MAX_STAGED_BYTES = 64 * 1024 * 1024
+#: never uploaded as the working_dir (gitignore-style, relative to the config folder)
+EXCLUDES = (".git", ".venv", "venv", "__pycache__", "*.pyc", ".mypy_cache", ".pytest_cache")
+#: ``{config_dir}`` in a task: the worker's copy of the config folder (its working_dir)
+WORKING_DIR = "<working_dir>"
+#: RunRequest fields a task is not sent as they are (rebuilt on the worker)
+_LOCAL_FIELDS = ("config", "case_dir", "case_files", "config_dir")
+#: written by the driver itself (begin_case, claims): not copied back from a worker
+_DRIVER_FILES = frozenset({"input.json", ".claim"})
+
+
+def import_ray() -> Any:
+    """The ``ray`` module, or a UsageError (exit 2) with the install hint."""
+    try:
+        import ray
+    except ImportError as exc:
+        raise UsageError(f"--executor ray needs the ray package ({exc})", hint=RAY_HINT) from None
+    return ray
+
+
+def _stage_dir(folder: Path | None) -> dict[str, bytes] | None:
+    """The files of the dataset's case folder, by relative path (None: no folder)."""
+    if folder is None or not folder.is_dir():
+        return None
+    files: dict[str, bytes] = {}
+    total = 0
+    for path in sorted(folder.rglob("*")):
+        if path.is_file():
+            data = path.read_bytes()
+            total += len(data)
+            if total > MAX_STAGED_BYTES:
+                raise UsageError(f"case folder {folder} holds more than "
+                                 f"{MAX_STAGED_BYTES >> 20} MiB to send to a Ray worker",
+                                 hint="keep large shared inputs in the config folder (sent "
+                                 "once as the job's working_dir)")
+            files[path.relative_to(folder).as_posix()] = data
+    return files
+
+
+def _lay_out(root: Path, files: dict[str, bytes]) -> None:
+    for rel, data in files.items():
+        target = (root / rel).resolve()
+        if not target.is_relative_to(root.resolve()):
+            raise ValueError(f"staged path {rel!r} leaves its folder")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+
+
+def _collect(root: Path) -> dict[str, bytes]:
+    """Every file under ``root`` but the driver's own (relative POSIX paths)."""
+    out: dict[str, bytes] = {}
+    for path in root.rglob("*"):
+        rel = path.relative_to(root).as_posix()
+        if path.is_file() and not path.is_symlink() and rel not in _DRIVER_FILES:
+            out[rel] = path.read_bytes()
+    return out
+
+
+# --- worker side ---------------------------------------------------------------------
+_WORKER_RUNNERS: dict[str, tuple[Runner, EvalConfig]] = {}
+_WORKER_LOCK = threading.Lock()
+
+
+def _worker_runner(key: str, boxed: list[Any]) -> tuple[Runner, EvalConfig]:
+    """The worker process's runner for a config (built on its first cell)."""
+    with _WORKER_LOCK:
+        found = _WORKER_RUNNERS.get(key)
+        if found is None:
+            import ray
+
+            config = boxed[0] if isinstance(boxed[0], EvalConfig) else ray.get(boxed[0])
+            found = _WORKER_RUNNERS[key] = (build_runner(config), config)
+        return found
+
+
+def _run_cell(key: str, boxed: list[Any], fields: dict[str, Any], config_dir: str,
+              case_files: dict[str, bytes] | None) -> tuple[RunResult, dict[str, bytes]]:
+    """The Ray task body: one attempt of one cell in a private temporary folder."""
+    from eval_harness.store.writer import begin_case
+
+    runner, config = _worker_runner(key, boxed)
+    with tempfile.TemporaryDirectory(prefix="eh-cell-") as tmp:
+        case_dir = Path(tmp) / "case"
+        begin_case(case_dir, fields["input"])
+        staged = None
+        if case_files is not None:
+            staged = Path(tmp) / "case-files"
+            staged.mkdir()
+            _lay_out(staged, case_files)
+        here = RunRequest(**fields, config=config, case_dir=case_dir,
+                          case_files=staged,
+                          config_dir=Path.cwd() if config_dir == WORKING_DIR else Path(config_dir))
+        try:
+            result = runner.run(here)
+        except BaseException:  # cancelled (KeyboardInterrupt): stop the agent's processes
+            runner.cancel_all()
+            raise
+        return result, _collect(case_dir)
+
+
+# --- driver side ---------------------------------------------------------------------
+class RayCellRunner:
+    """A :class:`~eval_harness.runner.base.Runner` whose ``run`` is a Ray task."""
+
+    def __init__(self, config: EvalConfig, executor: RayExecutor) -> None:
+        self.config = config
+        self._ex = executor
+        self._key = f"{id(config)}-{os.getpid()}"
+        self._boxed = [executor.ray.put(config)]  # in a list: the task resolves it once
+        self._local: Runner | None = None
+        self._refs: set[Any] = set()
+        self._lock = threading.Lock()
+        self._cancelled = threading.Event()
+
+    def preflight(self, config_dir: Path) -> Any:
+        """The local runner's check (e.g. the python runner imports its function)."""
+        self._local = self._local or build_runner(self.config)
+        check = getattr(self._local, "preflight", None)
+        return check(config_dir) if callable(check) else None
+
+    def run(self, request: RunRequest) -> RunResult:
+        """Submit the cell as a task, wait for it, write what it produced; never raise."""
+        ray = self._ex.ray
+        if self._cancelled.is_set():
+            return RunResult(failure="error", reason="cancelled")
+        sent = {f.name: getattr(request, f.name) for f in dataclasses.fields(request)
+                if f.name not in _LOCAL_FIELDS}
+        ref = self._ex.task.remote(self._key, self._boxed, sent,
+                                   self._ex.remote_config_dir(request.config_dir),
+                                   _stage_dir(request.case_files))
+        with self._lock:
+            self._refs.add(ref)
+        try:
+            while True:
+                ready, _ = ray.wait([ref], timeout=POLL_S)
+                if ready or self._cancelled.is_set():
+                    break
+            result, files = ray.get(ref)
+        except (ray.exceptions.TaskCancelledError, KeyboardInterrupt):
+            return RunResult(failure="error", reason="cancelled")
+        except ray.exceptions.RayError as exc:  # worker/node lost past Ray's own retries
+            if self._cancelled.is_set():
+                return RunResult(failure="error", reason="cancelled")
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
+            return RunResult(failure="transient",
+                             reason=f"ray: {type(exc).__name__}: {first}"[:300])
+        finally:
+            with self._lock:
+                self._refs.discard(ref)
+        _lay_out(Path(os.path.abspath(request.case_dir)), files)
+        return result  # type: ignore[no-any-return]
+
+    def cancel_all(self) -> None:
+        """Cancel the tasks in flight (the worker stops their processes)."""
+        self._cancelled.set()
+        with self._lock:
+            refs = list(self._refs)
+        for ref in refs:
+            with contextlib.suppress(Exception):  # already finished, or the cluster is gone
+                self._ex.ray.cancel(ref)
+
+
+class RayExecutor:
+    """The connection to a Ray cluster for one engine run."""
+
+    def __init__(self, ray: Any, config_dir: Path, *, ship_code: bool) -> None:
+        self.ray = ray
+        self.config_dir = config_dir.resolve()
+        self.ship_code = ship_code
+        self.task = ray.remote(max_retries=TASK_MAX_RETRIES, num_cpus=1)(_run_cell)
+
+    def remote_config_dir(self, config_dir: Path) -> str:
+        """``{config_dir}`` as a worker sees it: its working_dir when the folder is sent."""
+        if self.ship_code and Path(config_dir).resolve() == self.config_dir:
+            return WORKING_DIR
+        return str(config_dir)
+
+    def runner_factory(self, config: EvalConfig) -> Runner:
+        """For :class:`~eval_harness.runner.engine.Engine` (one runner per config)."""
+        return RayCellRunner(config, self)
+
+
+def runtime_env(config_dir: Path, runs_dir: Path, env_names: list[str]) -> dict[str, Any]:
+    """The job's runtime_env: the config folder (minus runs and caches) and the named
+    environment variables that are set here."""
+    excludes = list(EXCLUDES)
+    runs = runs_dir.resolve()
+    if runs.is_relative_to(config_dir.resolve()):
+        excludes.append("/" + runs.relative_to(config_dir.resolve()).as_posix() + "/")
+    env = {name: os.environ[name] for name in env_names if name in os.environ}
+    return {"working_dir": str(config_dir), "excludes": excludes, "env_vars": env}
+
+
+@contextmanager
+def ray_executor(address: str | None, config_dir: Path, runs_dir: Path,
+                 env_names: list[str]) -> Iterator[Callable[[EvalConfig], Runner]]:
+    """Connect to (or start) a Ray cluster for the block; yield the runner factory.
+
+    ``address``: None starts a local cluster (or joins ``$RAY_ADDRESS``), ``auto`` joins
+    the one running on this machine, ``host:port`` or ``ray://host:10001`` a remote one.
+    Where Ray is already initialised in this process (the Python API inside a Ray job),
+    that session is used as it is, its own runtime_env included."""
+    ray = import_ray()
+    owned = not ray.is_initialized()
+    if owned:
+        # a new local cluster takes these; joining an existing one refuses them
+        local = {"include_dashboard": False} if address is None and not os.environ.get(
+            "RAY_ADDRESS") else {}
+        try:
+            ray.init(address=address, runtime_env=runtime_env(config_dir, runs_dir, env_names),
+                     log_to_driver=True, **local)
+        except (ConnectionError, ValueError, RuntimeError) as exc:
+            raise UsageError(f"cannot connect to Ray at {address or 'a new local cluster'}: "
+                             f"{exc}".splitlines()[0][:300],
+                             hint="start one (`ray start --head`), or pass --ray-address "
+                             "host:6379 / ray://host:10001") from None
+    try:
+        yield RayExecutor(ray, config_dir, ship_code=owned).runner_factory
+    finally:
+        if owned:
+            ray.shutdown()
