@@ -74,7 +74,7 @@ def local_cluster(num_cpus: int = 2, start_timeout: float = 180.0) -> Iterator[s
 
 def _stop_group(proc: subprocess.Popen[bytes]) -> None:
     """TERM the cluster's process group (ours alone), then KILL what is left."""
-    for sig, wait in ((signal.SIGTERM, 20.0), (signal.SIGKILL, 10.0)):
+    for sig, wait in ((signal.SIGTERM, 3.0), (signal.SIGKILL, 10.0)):
         with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, sig)
         deadline = time.monotonic() + wait

@@ -55,6 +55,7 @@ EXCLUDES = (".git", ".venv", "venv", "__pycache__", "*.pyc", ".mypy_cache", ".py
 WORKING_DIR = "<working_dir>"
 #: RunRequest fields a task is not sent as they are (rebuilt on the worker)
 _LOCAL_FIELDS = ("config", "case_dir", "case_files", "config_dir")
+_SENT_FIELDS = tuple(f.name for f in dataclasses.fields(RunRequest) if f.name not in _LOCAL_FIELDS)
 #: written by the driver itself (begin_case, claims): not copied back from a worker
 _DRIVER_FILES = frozenset({"input.json", ".claim"})
 
@@ -173,19 +174,20 @@ class RayCellRunner:
         ray = self._ex.ray
         if self._cancelled.is_set():
             return RunResult(failure="error", reason="cancelled")
-        sent = {f.name: getattr(request, f.name) for f in dataclasses.fields(request)
-                if f.name not in _LOCAL_FIELDS}
+        sent = {name: getattr(request, name) for name in _SENT_FIELDS}
         ref = self._ex.task.remote(self._key, self._boxed, sent,
                                    self._ex.remote_config_dir(request.config_dir),
                                    _stage_dir(request.case_files))
         with self._lock:
             self._refs.add(ref)
         try:
-            while True:
-                ready, _ = ray.wait([ref], timeout=POLL_S)
-                if ready or self._cancelled.is_set():
+            while True:  # in short waits, so a cancel is seen while the task runs
+                try:
+                    result, files = ray.get(ref, timeout=None if self._cancelled.is_set()
+                                            else POLL_S)
                     break
-            result, files = ray.get(ref)
+                except ray.exceptions.GetTimeoutError:
+                    continue
         except (ray.exceptions.TaskCancelledError, KeyboardInterrupt):
             return RunResult(failure="error", reason="cancelled")
         except ray.exceptions.RayError as exc:  # worker/node lost past Ray's own retries
