@@ -4,8 +4,9 @@ parallelism, measured in one run.
 
 A fresh local Ray cluster with ``--parallelism`` CPUs (bench/ray_cluster.py: at most that
 many cells run at once) against the local executor at ``--concurrency`` = parallelism.
-Both run the same matrix of ``--cells`` cells of ``/bin/echo answer-<case>`` (a cli
-agent), each into a fresh runs directory, writing the full run-directory layout. The Ray
+Both run the same matrix of ``--cells`` cells of a trivial cli agent (``--agent echo``:
+``/bin/echo answer-<case>``; ``--agent python``: a one-line ``python -S``), each into a
+fresh runs directory, writing the full run-directory layout. The Ray
 side keeps ``--in-flight`` tasks submitted (queued at the raylet, so a worker never waits
 for the driver), which is how it is meant to be run. The driver's connect, the
 working_dir upload and the workers' start-up (an 8-cell warm-up run) are timed separately:
@@ -13,6 +14,7 @@ paid once per job, not per cell. Prints cells/s
 of both and the ratio ray/local (target >= 0.7).
 
     python bench/bench_ray.py [--cells 2000] [--parallelism 2] [--in-flight 8] [--repeat 2]
+                              [--agent echo|python]
 """
 
 from __future__ import annotations
@@ -34,13 +36,17 @@ from ray_cluster import ENV, local_cluster
 from eval_harness.matrix.experiment import prepare
 from eval_harness.runner.engine import EngineOptions, execute
 
+#: the trivial agents: a program that prints its answer, or a stdlib-only Python script
+AGENTS = {"echo": "/bin/echo answer-{case_id}",
+          "python": f"{sys.executable} -S -c 'import sys; print(sys.argv[1])' {{case_id}}"}
 
-def write_config(root: Path, cells: int) -> Path:
-    """4 conditions x cells/4 cases, runner `/bin/echo answer-{case_id}`."""
+
+def write_config(root: Path, cells: int, agent: str = "echo") -> Path:
+    """4 conditions x cells/4 cases, runner ``AGENTS[agent]``."""
     cases = [{"id": f"c{i:05d}", "input": {"q": i}} for i in range(cells // 4)]
     (root / "cases.yaml").write_text(yaml.safe_dump(cases))
     cfg = {"name": "bench", "matrix": {"factors": {"a": [1, 2], "b": [1, 2]}},
-           "runner": {"type": "cli", "command": "/bin/echo answer-{case_id}"},
+           "runner": {"type": "cli", "command": AGENTS[agent]},
            "dataset": {"path": "cases.yaml"}, "execution": {"retries": 0}}
     path = root / "eval.yaml"
     path.write_text(yaml.safe_dump(cfg))
@@ -64,11 +70,13 @@ def main() -> None:
     ap.add_argument("--parallelism", type=int, default=2)
     ap.add_argument("--in-flight", type=int, default=8)
     ap.add_argument("--repeat", type=int, default=2)
+    ap.add_argument("--agent", choices=sorted(AGENTS), default="echo",
+                    help="echo (~2 ms a cell: the per-cell overhead shows most) or python")
     args = ap.parse_args()
     os.environ.update(ENV)
     work = Path(tempfile.mkdtemp(prefix="bench_ray_"))
     try:
-        config = write_config(work, args.cells)
+        config = write_config(work, args.cells, args.agent)
         with local_cluster(num_cpus=args.parallelism) as address:
             import ray
 
@@ -89,6 +97,7 @@ def main() -> None:
                                       ray_address=address))
             ray.shutdown()
         best_local, best_ray = min(local_s), min(ray_s)
+        print(f"agent: {AGENTS[args.agent]}")
         print(f"cells: {args.cells}, parallelism {args.parallelism} (local --concurrency "
               f"{args.parallelism}; Ray {args.parallelism} CPUs, {args.in_flight} in flight)")
         print(f"local thread executor: {args.cells / best_local:8.1f} cells/s "

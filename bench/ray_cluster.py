@@ -25,10 +25,13 @@ from pathlib import Path
 ENV = {"RAY_AUTH_MODE": "disabled", "RAY_USAGE_STATS_ENABLED": "0"}
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+def _free_ports(n: int) -> list[int]:
+    """``n`` distinct free ports (all held open while picking, so none repeats)."""
+    with contextlib.ExitStack() as stack:
+        socks = [stack.enter_context(socket.socket()) for _ in range(n)]
+        for s in socks:
+            s.bind(("127.0.0.1", 0))
+        return [int(s.getsockname()[1]) for s in socks]
 
 
 def _ray_cli() -> str:
@@ -40,11 +43,11 @@ def _ray_cli() -> str:
 def local_cluster(num_cpus: int = 2, start_timeout: float = 180.0) -> Iterator[str]:
     """Start the cluster; yield its address (``127.0.0.1:<port>``); stop it."""
     temp = tempfile.mkdtemp(prefix="ehray-", dir="/tmp")  # short: unix socket paths
-    port = _free_port()
-    ports = {flag: str(_free_port()) for flag in (
-        "--dashboard-port", "--dashboard-agent-listen-port",
-        "--dashboard-agent-grpc-port", "--runtime-env-agent-port", "--metrics-export-port",
-        "--node-manager-port", "--object-manager-port")}
+    flags = ("--dashboard-port", "--dashboard-agent-listen-port", "--dashboard-agent-grpc-port",
+             "--runtime-env-agent-port", "--metrics-export-port", "--node-manager-port",
+             "--object-manager-port")
+    port, *others = _free_ports(len(flags) + 1)
+    ports = {flag: str(p) for flag, p in zip(flags, others, strict=True)}
     argv = [_ray_cli(), "start", "--head", "--block", "--port", str(port),
             "--num-cpus", str(num_cpus), "--include-dashboard=false",
             "--disable-usage-stats", "--temp-dir", temp,

@@ -54,8 +54,8 @@ TASK_MAX_RETRIES = 3
 #: seconds between checks for a cancel while waiting on a task
 POLL_S = 1.0
 #: cells grouped into one task at most, and how long a busy cluster waits to group them
-MAX_BATCH = 4
-LINGER_S = 0.003
+MAX_BATCH = 8
+LINGER_S = 0.004
 #: staged dataset case folder: larger is refused (put big inputs in the config folder)
 MAX_STAGED_BYTES = 64 * 1024 * 1024
 #: never uploaded as the working_dir (gitignore-style, relative to the config folder)
@@ -98,12 +98,18 @@ def _stage_dir(folder: Path | None) -> dict[str, bytes] | None:
 
 
 def _lay_out(root: Path, files: dict[str, bytes]) -> None:
+    """Write ``files`` (relative POSIX paths, as :func:`_collect` makes them) under root."""
+    from eval_harness.store.atomic import write_bytes
+
+    base = os.fspath(root)
     for rel, data in files.items():
-        target = (root / rel).resolve()
-        if not target.is_relative_to(root.resolve()):
+        parts = rel.split("/")
+        if rel.startswith("/") or ".." in parts:
             raise ValueError(f"staged path {rel!r} leaves its folder")
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(data)
+        target = os.path.join(base, *parts)
+        if len(parts) > 1:
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+        write_bytes(target, data)
 
 
 def _collect(root: Path) -> dict[str, bytes]:

@@ -28,7 +28,7 @@ from tests.runner.runner_helpers import REPO
 
 pytest.importorskip("ray")  # the `ray` extra; .ci/run installs it, so CI never skips
 sys.path.insert(0, str(REPO / "bench"))
-from ray_cluster import ENV, local_cluster  # noqa: E402
+from ray_cluster import ENV, local_cluster
 
 
 @pytest.fixture(scope="module")
