@@ -1,7 +1,7 @@
 """One error tree. The CLI boundary maps each class to an exit code (see DESIGN.md).
 
 Exit codes: 0 success; 1 a threshold or regression gate failed; 2 usage or configuration
-error (nothing was run); 3 aborted on a quota/auth failure; 4 nothing usable was produced
+error (nothing was run); 3 aborted on a quota/auth failure or the spend cap; 4 nothing usable was produced
 (every cell errored, or a judge errored on every sample); 70 internal error (a bug; sysexits
 EX_SOFTWARE); 130 interrupted (Ctrl-C); 143 terminated (SIGTERM). Finished work is kept in
 every case.
@@ -69,6 +69,11 @@ class QuotaExhausted(EvalHarnessError):
     """Quota exhausted or authentication failed repeatedly: stop launching, exit 3."""
 
     exit_code = 3
+
+
+class BudgetExhausted(QuotaExhausted):
+    """The spend cap (``--max-spend``) stopped launching cells; finished work is kept, a
+    rerun resumes (exit 3, like a provider's quota: same state, same remedy)."""
 
 
 class GateFailed(EvalHarnessError):

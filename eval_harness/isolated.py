@@ -59,6 +59,19 @@ class Outcome:
         return self.status
 
 
+_LINE_MAX = 64 * 1024
+
+
+def _forward_stderr(stream: Any) -> None:
+    """Copy a child's stderr to ours line by line, secrets masked (``redact``)."""
+    from eval_harness.redact import redact
+
+    with contextlib.suppress(OSError, ValueError):
+        for line in iter(lambda: stream.readline(_LINE_MAX), b""):
+            sys.stderr.write(redact(line.decode("utf-8", "replace")))
+            sys.stderr.flush()
+
+
 class _Child:
     def __init__(self) -> None:
         env = dict(os.environ)
@@ -66,10 +79,14 @@ class _Child:
             p for p in (_PACKAGE_ROOT, env.get("PYTHONPATH", "")) if p)
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "eval_harness.isolated_child"], stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE, stderr=None, env=env, close_fds=True)
-        stdin, stdout = self.proc.stdin, self.proc.stdout
-        if stdin is None or stdout is None:  # pragma: no cover - PIPE always gives both
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, close_fds=True)
+        stdin, stdout, stderr = self.proc.stdin, self.proc.stdout, self.proc.stderr
+        if stdin is None or stdout is None or stderr is None:  # pragma: no cover
             raise RuntimeError("no pipes to the user-code process")
+        # the user code's prints and tracebacks: through the secret mask, never straight
+        # onto the terminal (an inherited fd 2 bypassed it)
+        threading.Thread(target=_forward_stderr, args=(stderr,), daemon=True,
+                         name="user-code-stderr").start()
         self.stdin = stdin
         self.fd = stdout.fileno()
         ready = self._read_frame(time.monotonic() + _START_S, None)  # startup is not
@@ -90,7 +107,7 @@ class _Child:
             self.proc.kill()
         with contextlib.suppress(subprocess.TimeoutExpired):
             self.proc.wait(5)
-        for stream in (self.proc.stdin, self.proc.stdout):
+        for stream in (self.proc.stdin, self.proc.stdout):  # stderr: its forwarder's
             try:
                 if stream is not None:
                     stream.close()

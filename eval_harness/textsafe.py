@@ -11,13 +11,17 @@ trick). :func:`safe_text` replaces:
 - bidi embeddings/overrides/isolates and marks, zero-width characters, the BOM and other
   invisible format characters: by ``<U+202E>``-style text.
 
-Used by the console report, report.md, the ``--verbose`` tee and failure lines on stderr.
+Used by the console report, report.md, the ``--verbose`` tee, failure lines on stderr and
+``orchestrate show`` / ``runs`` (:func:`safe_stdout`).
 (HTML needs none of this: the browser shows escaped text, never interprets it.)
 """
 
 from __future__ import annotations
 
-from typing import Any
+import contextlib
+import sys
+from collections.abc import Iterator
+from typing import Any, TextIO
 
 _INVISIBLE = [
     0x061C, 0x180E, 0x200B, 0x200C, 0x200D, 0x200E, 0x200F, 0x2028, 0x2029, 0x2060,
@@ -50,3 +54,29 @@ def safe_text(text: Any, *, newlines: bool = True) -> str:
     (``newlines=False``: a newline too, for one-line contexts)."""
     s = "" if text is None else str(text)
     return s.translate(_MULTILINE if newlines else _ONE_LINE)
+
+
+class SafeStream:
+    """A text stream wrapper passing everything written through :func:`safe_text`."""
+
+    def __init__(self, inner: TextIO) -> None:
+        self._inner = inner
+
+    def write(self, text: str) -> int:
+        """Write ``text`` with control / bidi / invisible characters made visible."""
+        return self._inner.write(safe_text(text))
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+
+@contextlib.contextmanager
+def safe_stdout() -> Iterator[None]:
+    """While the block runs, ``sys.stdout`` neutralises what it is given (``show``/``runs``
+    print run data: an answer holding ``ESC[2J`` must not act on the reader's terminal)."""
+    saved = sys.stdout
+    sys.stdout = SafeStream(saved)  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        sys.stdout = saved

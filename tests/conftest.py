@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import io
+import shutil
+import sys
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -12,7 +17,22 @@ from eval_harness import redact
 from eval_harness.cli.main import main
 
 ROOT = Path(__file__).resolve().parent.parent
-FIXTURES = Path(__file__).resolve().parent / "fixtures"
+_FIXTURES_SOURCE = Path(__file__).resolve().parent / "fixtures"
+
+
+def _fixtures_copy() -> Path:
+    """A per-session copy of tests/fixtures (about 1 MB). Analysing agent-eval-harness-layout
+    runs writes anova.json beside them, as AEH does, so tests that analyse the fixture runs
+    in place must never write into the checkout."""
+    root = Path(tempfile.mkdtemp(prefix="eval-harness-fixtures-"))
+    atexit.register(shutil.rmtree, root, True)
+    shutil.copytree(_FIXTURES_SOURCE, root / "fixtures", symlinks=True)
+    return root / "fixtures"
+
+
+FIXTURES = _fixtures_copy()
+sys.path.insert(0, str(FIXTURES))
+from billing_stub import BillingStub  # noqa: E402
 
 
 def run_cli(*argv: str) -> tuple[int, str, str]:
@@ -29,6 +49,28 @@ def _forget_secrets():
     another test's output."""
     yield
     redact.clear()
+
+
+@pytest.fixture(autouse=True)
+def _private_call_cache(tmp_path_factory: pytest.TempPathFactory,
+                        monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test gets its own empty model-call cache (never the user's ~/.cache): a
+    cached reply from one test cannot silence another test's stub."""
+    path = tmp_path_factory.mktemp("call-cache")
+    monkeypatch.setenv("EVAL_HARNESS_CACHE_DIR", str(path))
+    monkeypatch.delenv("EVAL_HARNESS_CACHE", raising=False)
+    return path
+
+
+@pytest.fixture
+def billing(monkeypatch: pytest.MonkeyPatch) -> Iterator[BillingStub]:
+    """A running billing stub; the judges' endpoints point at it."""
+    with BillingStub() as server:
+        monkeypatch.setenv("OPENAI_BASE_URL", server.openai_base)
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.anthropic_base)
+        monkeypatch.setenv("OPENAI_API_KEY", "sk-judge-key-abcdef")
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "ak-judge-key-abcdef")
+        yield server
 
 
 @pytest.fixture

@@ -133,3 +133,28 @@ def test_values_exceptions_and_prints_cross_cleanly(tmp_path: Path) -> None:
     assert call("later").error_type == "TransientError"
     assert "cannot be sent back" in call("unpicklable").last_line
     assert call("ok", "again").value["output"] == "again"  # the child is still usable
+
+
+def test_user_code_stderr_is_masked_on_the_console(tmp_path: Path) -> None:
+    """Attack (issue 28): a check judge and a python-runner function print a key to
+    stderr; under --verbose --debug it reached the console unmasked (the children wrote
+    to the inherited fd 2, past the CLI's secret mask)."""
+    secret = "sk-FAKE-0123456789abcdef"
+    (tmp_path / "leaky.py").write_text(
+        "import os, sys\n"
+        "def answer(input, context=None):\n"
+        "    print('runner sees', os.environ['LEAKY_API_KEY'], file=sys.stderr, flush=True)\n"
+        "    return 'a'\n")
+    check = ("import os, sys\nprint('check sees', os.environ['LEAKY_API_KEY'], file=sys.stderr)\n"
+             "return True, 'ok'")
+    _write(tmp_path, {"type": "python", "function": "leaky:answer"},
+           [{"name": "leaky", "check": check}], n_cases=1)
+    env = {**__import__("os").environ, "LEAKY_API_KEY": secret}
+    proc = subprocess.run(
+        [sys.executable, str(REPO / "orchestrate.py"), "--config", str(tmp_path / "eval.yaml"),
+         "--runs-dir", str(tmp_path / "runs"), "--output", str(tmp_path / "out"),
+         "--verbose", "--debug", "--no-analysis"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120, env=env)
+    assert proc.returncode == 0, proc.stderr
+    assert "check sees ***" in proc.stderr and "runner sees ***" in proc.stderr
+    assert secret not in proc.stderr + proc.stdout

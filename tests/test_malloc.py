@@ -46,3 +46,37 @@ def test_freed_arrays_leave_the_resident_set_once_tuned() -> None:
     malloc.trim()
     assert _growth("tuned") < 16  # the 96 MiB were unmapped when freed
     assert _growth("default") > 64  # glibc's dynamic threshold kept them resident
+
+
+# 200 × (allocate, touch, free) a 1 MiB array: mapped afresh each time under the tuned
+# threshold (256 page faults each), reused from the heap inside `heap_phase`; after the
+# phase the tuned threshold is back (the growth probe above would hold again).
+LOOP = """
+import json, resource, sys
+from eval_harness import malloc
+import numpy as np
+assert malloc.tune()
+def faults(n=200):
+    before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    for _ in range(n):
+        a = np.ones(1 << 17); del a
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
+tuned = faults()
+with malloc.heap_phase():
+    faults(1)
+    phase = faults()
+after = faults()
+print(json.dumps([tuned, phase, after]))
+"""
+
+
+def test_heap_phase_reuses_loop_temporaries_and_restores_the_threshold() -> None:
+    if not sys.platform.startswith("linux") or malloc._glibc() is None:
+        with malloc.heap_phase():  # a no-op elsewhere
+            return
+    out = subprocess.run([sys.executable, "-c", LOOP], capture_output=True, text=True,
+                         check=True)
+    tuned, phase, after = json.loads(out.stdout)
+    assert tuned > 200 * 200  # every 1 MiB temporary was a fresh mapping
+    assert phase < tuned / 20  # inside the phase the heap block was reused
+    assert after > 200 * 200  # the tuned threshold is back

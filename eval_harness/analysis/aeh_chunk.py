@@ -23,6 +23,7 @@ from typing import Any, NamedTuple
 from eval_harness.analysis.aeh_import import (
     AehRule,
     UnreadableRun,
+    assumed_ranges,
     case_record,
     read_summary,
     run_dict,
@@ -168,6 +169,12 @@ def read_aeh_chunk(run_dir: str, rule: AehRule, specs: Mapping[str, JudgeSpec] |
         run = run_dict(run_dir, summary)
     except UnreadableRun as exc:
         return exc
-    chunk = build_chunk(run_dir, summary.get("per_case") or {}, rule, specs,
-                        str(run.get("finished_at") or ""))
+    per_case = summary.get("per_case") or {}
+    chunk = build_chunk(run_dir, per_case, rule, specs, str(run.get("finished_at") or ""))
+    facts = run.pop("case_facts", {})
+    for i, cid in enumerate(chunk.s_case):  # per-case latency / cost / tokens, when stated
+        got = facts.get(cid)
+        if got is not None:
+            chunk.s_latency[i], chunk.s_cost[i], chunk.s_tokens[i] = got
+    run["assumed_ranges"] = sorted(assumed_ranges(per_case, rule))
     return run, pack(chunk, (run_dir, rule))

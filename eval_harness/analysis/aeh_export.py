@@ -8,7 +8,9 @@ each factor's level flattened and ``mean``/``std``/``n``, ``pareto_frontier`` (e
 ``cost`` and ``mean``), ``per_case`` and ``design``. This module adds them beside this
 tool's fields (``n`` keeps this tool's meaning — cases —; its meaning, composite rows, is
 ``n_rows``). Numbers are this tool's: the p of a term is its joint F test
-(docs/migrating-from-agent-eval-harness.md explains how that differs).
+(docs/migrating-from-agent-eval-harness.md explains how that differs); ``p_value`` /
+``p_values`` hold the *adjusted* p (the one ``significant`` is decided on), the raw p is
+``p_value_raw`` / ``p_values_raw``.
 
 Generalised η² (Olejnik & Algina 2003) for a one-factor repeated-measures design, as its
 ``ng2``: ``SS_A / (SS_A + SS_cases + SS_A×case)``.
@@ -73,14 +75,18 @@ def _anova_block(anova: Mapping[str, Any], frame: pd.DataFrame) -> dict[str, Any
         f = factors[0]
         t = terms[f]
         return {**common, "factor": f, "f_statistic": _num(t.get("F")),
-                "p_value": _num(t.get("p_raw")), "p_uncorrected": _num(t.get("p_uncorrected")),
+                "p_value": _num(t.get("p_adjusted")), "p_value_raw": _num(t.get("p_raw")),
+                "p_uncorrected": _num(t.get("p_uncorrected")),
                 "p_adjusted": _num(t.get("p_adjusted")), "significant": bool(t.get("significant")),
                 "details": [{"Source": f, "F": _num(t.get("F")), "ddof1": t.get("df_num"),
                              "ddof2": t.get("df_den"), "ng2": _ng2(frame, f, t),
                              "eps": t.get("gg_epsilon")}],
                 "excluded_terms": excluded}
     return {**common, "factors": factors,
-            "p_values": {name: _num(t.get("p_raw")) for name, t in terms.items()},
+            # its consumers show `p_values` beside `significant`: the adjusted p, on which
+            # the verdict is decided (raw p under `p_values_raw`)
+            "p_values": {name: _num(t.get("p_adjusted")) for name, t in terms.items()},
+            "p_values_raw": {name: _num(t.get("p_raw")) for name, t in terms.items()},
             "p_adjusted": {name: _num(t.get("p_adjusted")) for name, t in terms.items()},
             "significant": {name: bool(t.get("significant")) for name, t in terms.items()},
             "f_statistics": {name: _num(t.get("F")) for name, t in terms.items()},

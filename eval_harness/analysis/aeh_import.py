@@ -63,6 +63,8 @@ def read_json_object(path: str) -> dict[str, Any]:
         return {}
     except (OSError, ValueError) as exc:  # ValueError: JSON and UTF-8 decoding errors
         raise UnreadableRun(f"{os.path.basename(path)}: {exc}") from None
+    except RecursionError:  # a file nested thousands deep (hostile run data)
+        raise UnreadableRun(f"{os.path.basename(path)}: JSON nested too deep") from None
     if not isinstance(data, dict):
         raise UnreadableRun(f"{os.path.basename(path)}: not a JSON object")
     return data
@@ -99,6 +101,10 @@ class AehRule:
     #: the config states this tool's own composite (gates, weights, a `composite` block):
     #: the loader forms the composite from it instead
     native_composite: bool = False
+    #: its own rule for a case where nothing could be scored (every judge errored, the
+    #: reward judge errored, a formula naming an errored judge): 0, not errored
+    #: (``--aeh-errors zero``)
+    errored_as_zero: bool = False
 
     def describe(self) -> str:
         """One line for the report saying which rule formed the composite."""
@@ -122,9 +128,12 @@ class AehRule:
             body = f"reward formula `{self.reward.formula.strip()}`; {scale}"
         if self.reward is not None and self.reward.gate:
             body += "; boolean judges gate"
+        tail = ("a case where nothing scored is 0, as agent-eval-harness scores it "
+                "(--aeh-errors zero)" if self.errored_as_zero else
+                "a case where nothing scored is errored (excluded), not 0 (--aeh-errors "
+                "zero gives its 0)")
         return ("agent-eval-harness runs scored with its rule: " + body
-                + "; an errored judge is left out, and a case where nothing scored is "
-                "errored (excluded), not 0")
+                + "; an errored judge is left out, and " + tail)
 
 
 def aeh_rule(config: Any) -> AehRule:
@@ -224,7 +233,9 @@ def run_dict(run_dir: str, summary: Mapping[str, Any]) -> dict[str, Any]:
     levels = condition.get("levels") or summary.get("levels") or {}
     if not levels and isinstance(result.get("model"), str) and result["model"]:
         levels = {"model": result["model"]}  # agent-eval-harness's fallback
+    facts = case_facts(result)
     return {
+        "case_facts": facts,
         "eval": str(summary.get("eval") or os.path.basename(os.path.dirname(os.path.normpath(run_dir)))),
         "run_id": run_id,
         "condition_id": str(condition.get("condition_id") or ""),
@@ -244,11 +255,60 @@ def case_record(case_id: Any, judges: Any, rule: AehRule) -> dict[str, Any]:
     else:
         scores, value, errored = _score_case(judges, rule)
     rec: dict[str, Any] = {"case_id": str(case_id), "status": "ok", "scores": scores}
-    if errored:
+    if errored and rule.errored_as_zero:
+        rec["composite"] = 0.0
+    elif errored:
         rec["composite_errored"] = True
     elif value is not None and scores:
         rec["composite"] = value
     return rec
+
+
+def assumed_ranges(per_case: Mapping[Any, Any], rule: AehRule) -> set[str]:
+    """Numeric judges whose range neither the config nor the summary states (they are
+    normalised over the fallback, [1, 5] unless ``reward.score_range`` says otherwise)."""
+    named = set(rule.ranges)
+    seen: set[str] = set()
+    stated: set[str] = set()
+    for judges in per_case.values():
+        if not isinstance(judges, Mapping):
+            continue
+        for name, raw in judges.items():
+            sc = _score(raw)
+            if sc["kind"] != "numeric" or str(name) in named:
+                continue
+            seen.add(str(name))
+            if sc.get("score_range"):
+                stated.add(str(name))
+    return seen - stated
+
+
+def case_facts(result: Mapping[str, Any]) -> dict[str, tuple[float, float, float]]:
+    """case id -> (latency s, cost USD, tokens) from ``run_result.json``'s ``per_case``
+    (``duration_s``, ``cost_usd``, ``token_usage`` summed over its input/output counts);
+    NaN where a value is not stated."""
+    nan = float("nan")
+
+    def num(v: Any) -> float:
+        return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else nan
+
+    out: dict[str, tuple[float, float, float]] = {}
+    per_case = result.get("per_case")
+    if not isinstance(per_case, Mapping):
+        return out
+    for case_id, facts in per_case.items():
+        if not isinstance(facts, Mapping):
+            continue
+        usage = facts.get("token_usage")
+        tokens = nan
+        if isinstance(usage, Mapping):
+            parts = [num(usage.get(k)) for k in ("input_tokens", "output_tokens")]
+            tokens = num(usage.get("total_tokens")) if usage.get("total_tokens") is not None \
+                else (sum(parts) if not any(p != p for p in parts) else nan)
+        elif isinstance(usage, (int, float)):
+            tokens = num(usage)
+        out[str(case_id)] = (num(facts.get("duration_s")), num(facts.get("cost_usd")), tokens)
+    return out
 
 
 def read_aeh_run(run_dir: str, rule: AehRule | None = None) -> tuple[dict[str, Any], list[dict[str, Any]]]:

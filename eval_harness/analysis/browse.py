@@ -5,6 +5,7 @@ condition.json, cases/*/record.json, input.json, outputs.json); never the runner
 
 from __future__ import annotations
 
+import math
 import os
 from collections import Counter
 from collections.abc import Sequence
@@ -28,6 +29,7 @@ class RunInfo:
     replication: int
     status: str
     counts: dict[str, int]  # case status (ok / errored / incomplete) -> number of cases
+    layout: str = "native"  # native | agent-eval-harness (read by analysis.aeh_runs)
 
 
 @dataclass(frozen=True)
@@ -57,6 +59,23 @@ class SampleView:
     judges: list[JudgeView] = field(default_factory=list)
 
 
+def _obj(value: Any) -> dict[str, Any]:
+    """A JSON object read from run data, or {} (a list, a string, unreadable: untrusted
+    files of any shape are shown, never a crash)."""
+    return value if isinstance(value, dict) else {}
+
+
+def _num(value: Any) -> float | None:
+    """A finite number from run data, else None."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value) if math.isfinite(value) else None
+
+
+def _text(value: Any) -> str | None:
+    return None if value is None else str(value)
+
+
 def _case_dirs(run: Path) -> list[Path]:
     cases = run / "cases"
     if not cases.is_dir():
@@ -65,18 +84,20 @@ def _case_dirs(run: Path) -> list[Path]:
 
 
 def _run_info(path: Path) -> RunInfo:
-    rec = read_json(path / "run.json") or {}
-    cond = read_json(path / "condition.json") or {}
+    rec = _obj(read_json(path / "run.json"))
+    cond = _obj(read_json(path / "condition.json"))
     counts: Counter[str] = Counter()
     for case in _case_dirs(path):
         record = read_json(case / "record.json")
         counts[str(record.get("status", "ok")) if isinstance(record, dict) else "incomplete"] += 1
+    rep = rec.get("replication")
+    levels = rec.get("levels") or cond.get("levels")
     return RunInfo(
         path=path, run_id=str(rec.get("run_id") or path.name),
         condition_id=str(rec.get("condition_id") or cond.get("condition_id") or ""),
-        levels=dict(rec.get("levels") or cond.get("levels") or {}),
-        replication=int(rec.get("replication") or 1), status=str(rec.get("status") or "unknown"),
-        counts=dict(counts),
+        levels=dict(levels) if isinstance(levels, dict) else {},
+        replication=rep if isinstance(rep, int) and not isinstance(rep, bool) else 1,
+        status=str(rec.get("status") or "unknown"), counts=dict(counts),
     )
 
 
@@ -87,12 +108,38 @@ def list_runs(roots: Sequence[str | os.PathLike[str]]) -> list[RunInfo]:
     (agent-eval-harness runs are analysed by ``--analyze-only``, not browsed here).
     """
     found = find_run_dirs(roots)
-    native = [Path(r.path) for r in found if r.layout == "native"]
-    if not native:
-        other = f" ({len(found)} agent-eval-harness runs: use --analyze-only)" if found else ""
-        raise UsageError(f"no run directories under {', '.join(map(str, roots))}{other}",
+    if not found:
+        raise UsageError(f"no run directories under {', '.join(map(str, roots))}",
                          hint="point at runs/<eval>/ (written by orchestrate --config ...)")
-    return [_run_info(p) for p in native]
+    out = [_run_info(Path(r.path)) for r in found if r.layout == "native"]
+    return out + _aeh_infos([Path(r.path) for r in found if r.layout != "native"])
+
+
+def _aeh_infos(paths: Sequence[Path]) -> list[RunInfo]:
+    """agent-eval-harness runs; runs with the same levels are replications 1.. in natural
+    order of their run ids, as the loader numbers them."""
+    from eval_harness.analysis.aeh_import import UnreadableRun, natural_key
+    from eval_harness.analysis.aeh_runs import read_case, read_run
+
+    runs = []
+    for path in paths:
+        try:
+            runs.append(read_run(path))
+        except UnreadableRun:
+            continue  # --analyze-only names it; browsing shows what can be read
+    seen: Counter[str] = Counter()
+    infos = []
+    for run in sorted(runs, key=lambda r: natural_key(r.run_id)):
+        key = repr(sorted(run.levels.items(), key=lambda kv: kv[0]))
+        seen[key] += 1
+        counts: Counter[str] = Counter()
+        for cid in run.case_ids:
+            case = read_case(run.path, cid)
+            counts[case.status if case else "incomplete"] += 1
+        infos.append(RunInfo(path=run.path, run_id=run.run_id, condition_id=run.condition_id,
+                             levels=run.levels, replication=seen[key], status="complete",
+                             counts=dict(counts), layout="agent-eval-harness"))
+    return sorted(infos, key=lambda i: str(i.path))
 
 
 def select_runs(runs: Sequence[RunInfo], specs: Sequence[str] | None) -> list[RunInfo]:
@@ -121,7 +168,10 @@ def select_runs(runs: Sequence[RunInfo], specs: Sequence[str] | None) -> list[Ru
 
 def case_ids(runs: Sequence[RunInfo]) -> list[str]:
     """Every case id seen in the runs, sorted."""
-    return sorted({c.name for r in runs for c in _case_dirs(r.path)})
+    from eval_harness.analysis.aeh_runs import read_run
+
+    return sorted({c.name for r in runs if r.layout == "native" for c in _case_dirs(r.path)}
+                  | {c for r in runs if r.layout != "native" for c in read_run(r.path).case_ids})
 
 
 def _output(outputs: Any) -> str | None:
@@ -133,6 +183,8 @@ def _output(outputs: Any) -> str | None:
 
 def sample(run: RunInfo, case_id: str) -> SampleView | None:
     """The case ``case_id`` in ``run``; None when the run never started that case."""
+    if run.layout != "native":
+        return _aeh_sample(run, case_id)
     case = run.path / "cases" / case_id
     if not case.is_dir():
         return None
@@ -141,15 +193,28 @@ def sample(run: RunInfo, case_id: str) -> SampleView | None:
     if not isinstance(record, dict):
         return SampleView(run, case_id, "incomplete", "no record.json (not finished)",
                           read_json(case / "input.json"), _output(outputs), None, None, None)
-    judges = [JudgeView(name, s.get("value"), s.get("rationale"), bool(s.get("errored")),
-                        s.get("error"))
-              for name, s in sorted((record.get("scores") or {}).items()) if isinstance(s, dict)]
+    scores = _obj(record.get("scores"))
+    judges = [JudgeView(str(name), _value(s.get("value")), _text(s.get("rationale")),
+                        bool(s.get("errored")), _text(s.get("error")))
+              for name, s in sorted(scores.items(), key=lambda kv: str(kv[0]))
+              if isinstance(s, dict)]
     return SampleView(
         run=run, case_id=case_id, status=str(record.get("status", "ok")),
-        reason=record.get("reason"), input=read_json(case / "input.json"),
-        output=_output(outputs), latency_s=record.get("latency_s"),
-        cost_usd=record.get("cost_usd"), composite=record.get("composite"), judges=judges,
+        reason=_text(record.get("reason")), input=read_json(case / "input.json"),
+        output=_output(outputs), latency_s=_num(record.get("latency_s")),
+        cost_usd=_num(record.get("cost_usd")), composite=_num(record.get("composite")),
+        judges=judges,
     )
+
+
+def _value(value: Any) -> Any:
+    """A judge value as shown: booleans, finite numbers and text as they are; anything
+    else (a non-finite number, a nested structure) as short text."""
+    if isinstance(value, (bool, str)) or value is None:
+        return value
+    if isinstance(value, (int, float)):
+        return value if _num(value) is not None else f"unusable ({value!r})"
+    return f"unusable ({type(value).__name__})"
 
 
 def case_across_conditions(runs: Sequence[RunInfo], case_id: str) -> list[SampleView]:
@@ -161,3 +226,16 @@ def case_across_conditions(runs: Sequence[RunInfo], case_id: str) -> list[Sample
         raise UsageError(f"case {case_id!r} is in none of the {len(runs)} run(s)",
                          hint=f"cases are: {shown}" if known else "the runs hold no case yet")
     return views
+
+
+def _aeh_sample(run: RunInfo, case_id: str) -> SampleView | None:
+    from eval_harness.analysis.aeh_runs import read_case
+
+    case = read_case(run.path, case_id)
+    if case is None:
+        return None
+    judges = [JudgeView(j.name, j.value, j.rationale, j.errored, j.error) for j in case.judges]
+    return SampleView(run=run, case_id=case_id, status=case.status,
+                      reason="no judge could score it" if case.status == "errored" else None,
+                      input=case.input, output=case.output, latency_s=case.latency_s,
+                      cost_usd=case.cost_usd, composite=case.composite, judges=judges)

@@ -48,6 +48,7 @@ from eval_harness.analysis.stats import (
     replication_variance,
 )
 from eval_harness.analysis.stats.design import term_name
+from eval_harness.analysis.stats.effect_size import PARTIAL_ETA_ERROR, generalized_eta_squared
 from eval_harness.analysis.stats.slopes import MIXED_LABEL
 from eval_harness.analysis.summaries import condition_summaries, errored_samples, pareto_frontier
 from eval_harness.errors import UsageError
@@ -109,6 +110,16 @@ def _power_inputs(method: str, vc: dict[str, Any], dc: DesignCheck,
             "replication": vc.get("replication")}, n_cases
 
 
+def _no_power_reason(method: str, dc: DesignCheck, tested: bool) -> str:
+    """Why `_power` returned None, in the words of what happened."""
+    if not tested:
+        return "power/MDE not computed: no term could be tested"
+    if method == "mixed" and dc.y.shape[0] < 2:
+        return ("power/MDE not computed: it needs the variance decomposition of at least 2 "
+                f"complete cases ({dc.y.shape[0]} here)")
+    return "power/MDE not computed: the paired-difference variance is 0"
+
+
 def _power(vc: Mapping[str, Any], n: int, k: int, alpha: float, tested: bool) -> dict[str, Any] | None:
     """MDE block; None (never 0 or rounding residue) when nothing could be tested or the
     paired-difference variance is zero: an MDE of 0 would claim any effect is detectable."""
@@ -165,6 +176,11 @@ def build_anova(
     terms: dict[str, dict[str, Any]] = {}
     family = 0
     notes = list(dc.notes) + ([chosen] if chosen else [])
+    if dc.excluded_cases and not excluded_cases:  # the fitted model kept them: say so
+        kept = (f"{len(dc.excluded_cases)} of {dc.n_cases_total} case(s) miss a cell: "
+                "every case is kept in the fitted model")
+        notes = [kept if n.endswith("excluded: not observed under every condition") else n
+                 for n in notes]
     if res is not None:
         terms, family = term_table(res, correction, alpha)
         excluded_terms += [{"term": e.term, "reason": e.reason} for e in res.excluded_terms]
@@ -175,6 +191,7 @@ def build_anova(
         notes.append("no factors recorded: nothing to test")
     excluded_terms.sort(key=lambda e: order.get(e["term"], len(order)))
     y = dc.y
+    add_effect_sizes(terms, y, dc.kept, method)
     model = res.model if res is not None else None
     with phase("contrasts"):
         contrasts = (contrasts_block(y, dc.kept, dc.levels, method, correction, alpha, terms,
@@ -226,7 +243,7 @@ def build_anova(
         "tool_version": __version__,
     }
     if doc["power"] is None and res is not None:
-        notes.append("power/MDE not computed: no term could be tested or the error variance is 0")
+        notes.append(_no_power_reason(method, dc, bool(terms)))
     summaries = condition_summaries(frame, response, dc.factors, frame.attrs.get("levels", {}),
                                     frame.attrs.get("run_costs", ()))
     doc["condition_summaries"] = summaries
@@ -239,6 +256,17 @@ def build_anova(
             doc["per_judge"] = per_judge_block(frame, judges, pj_kept, pj_levels, requested,
                                                alpha, keep_incomplete)
     return jsonable(doc)  # type: ignore[no-any-return]
+
+
+def add_effect_sizes(terms: dict[str, dict[str, Any]], y: np.ndarray, factors: list[str],
+                     method: str) -> None:
+    """Beside each term's partial η² (labelled with its error term): generalized η² on the
+    complete cases, the same under every method (analysis.stats.effect_size)."""
+    ges = generalized_eta_squared(y, factors) if factors else {}
+    for name, term in terms.items():
+        term["partial_eta_sq_error"] = PARTIAL_ETA_ERROR[method]
+        term["ges"] = finite_or_none(ges.get(name, math.nan))
+        term["ges_n_cases"] = int(y.shape[0]) if name in ges else 0
 
 
 def _judge_factors(frame: pd.DataFrame, judges: list[str],

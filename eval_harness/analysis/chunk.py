@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from eval_harness.analysis.composite import JudgeSpec, JudgeValue, composite, normalise
+from eval_harness.judges.values import MAX_ABS_VALUE
 from eval_harness.store.confine import open_run_file
 
 if TYPE_CHECKING:
@@ -109,7 +110,10 @@ class Chunk:
         self.s_cost.append(_num(rec.get("cost_usd")))
         self.s_tokens.append(_num(rec.get("tokens")))
         self.s_tools.append(_num(rec.get("tool_calls")))
-        self.s_hash.append(str(rec.get("case_hash") or ""))
+        # the judges' digest rides on the case hash: a changed judge is a modified case
+        digest = rec.get("judges_digest")
+        self.s_hash.append(str(rec.get("case_hash") or "")
+                           + (f":{digest}" if isinstance(digest, str) and digest else ""))
         self.s_source.append(source)
         self.s_finished.append(str(rec.get("finished_at") or self.finished_default))
         if tags and case_id not in self.case_tags:
@@ -140,13 +144,15 @@ class Chunk:
                 val = 1.0 if raw else 0.0
             elif kind != "pairwise" and type(raw) in (float, int):
                 val = float(raw)
-                if not math.isfinite(val):  # JSON Infinity / NaN: an error, never a score
+                # JSON Infinity / NaN, or 1e308 (overflows every sum of squares): an
+                # error, never a score
+                if not math.isfinite(val) or abs(val) > MAX_ABS_VALUE:
                     self.bad_values.append(f"case {rec.get('case_id')} judge {name}: value {raw}")
                     val, err = NAN, True
             else:
                 val = NAN
             norm = sc.get("normalized")
-            if type(norm) is float and val == val and not math.isfinite(norm):
+            if type(norm) in (float, int) and val == val and not -1e-9 <= norm <= 1 + 1e-9:
                 self.bad_values.append(f"case {rec.get('case_id')} judge {name}: normalized {norm}")
                 val, err, norm = NAN, True, NAN
             if val != val:
@@ -172,7 +178,7 @@ class Chunk:
             value, c_err = NAN, True
         elif isinstance(recorded, (int, float)) and not isinstance(recorded, bool):
             value, c_err = float(recorded), False
-            if not math.isfinite(value):
+            if not math.isfinite(value) or abs(value) > MAX_ABS_VALUE:
                 self.bad_values.append(f"case {rec.get('case_id')}: composite {recorded}")
                 value, c_err = NAN, True
         elif rec.get("composite_errored"):
@@ -226,8 +232,8 @@ def read_native_cases(
             why = "a symlink; not followed" if exc.errno == errno.ELOOP else exc.strerror
             chunk.bad_records.append(f"{path}: {why or exc}")
             continue
-        except ValueError:
-            chunk.bad_records.append(f"{path}: not valid JSON")
+        except (ValueError, RecursionError):  # RecursionError: nesting thousands deep
+            chunk.bad_records.append(f"{path}: not valid JSON (or nested too deep)")
             continue
         if isinstance(rec, dict):
             chunk.add_checked(rec, path, replication, path)

@@ -28,6 +28,7 @@ import pandas as pd
 from eval_harness.analysis.aeh_chunk import AehCase
 from eval_harness.analysis.composite import JudgeSpec
 from eval_harness.analysis.packed import Packed
+from eval_harness.store.confine import open_run_file
 
 _MAX_LISTED = 10
 _SAMPLE = ("s_rep", "s_case", "s_status", "s_latency", "s_cost", "s_tokens", "s_tools",
@@ -42,7 +43,7 @@ def _strip(rec: Mapping[str, Any]) -> dict[str, Any]:
 def _load(source: Any, cache: OrderedDict[str, Any]) -> Mapping[str, Any]:
     """The record behind a sample: a record.json path, an imported case, or the dict."""
     if isinstance(source, str):
-        with open(source, encoding="utf-8") as fh:
+        with open_run_file(source, "r", encoding="utf-8") as fh:
             return json.load(fh)  # type: ignore[no-any-return]
     if isinstance(source, AehCase):
         return source.record(cache)

@@ -22,6 +22,7 @@ per-sample columns are expanded with numpy indexing, never per-row pandas operat
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import json
 import multiprocessing as mp
 import os
@@ -42,6 +43,7 @@ from eval_harness.analysis.composite import JudgeSpec, coerce_judge_specs
 from eval_harness.analysis.discover import RunDir, find_run_dirs
 from eval_harness.analysis.packed import Packed
 from eval_harness.analysis.shared import SharedDict, SharedList
+from eval_harness.judges.reward import DEFAULT_RANGE
 
 MAX_WORKERS = 4
 PARALLEL_MIN_RUNS = 8
@@ -130,6 +132,22 @@ def _cpus() -> int:
         return os.cpu_count() or 1
 
 
+_PR_SET_PDEATHSIG = 1
+
+
+def _die_with_parent(parent: int) -> None:
+    """Worker initializer: on Linux the kernel kills this worker when the analysing process
+    dies (SIGKILL, OOM), so no parse worker outlives it; elsewhere pool shutdown does."""
+    import ctypes
+    import signal
+
+    with contextlib.suppress(OSError, AttributeError):
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:  # the parent died before the prctl took effect
+        os._exit(1)
+
+
 class _Workers:
     """Runs read jobs and yields their results in submission order — in worker processes
     (one pool, started on first use) when a phase is large enough, else in this process.
@@ -155,14 +173,24 @@ class _Workers:
             return
         if self.pool is None:
             ctx = mp.get_context("fork") if "fork" in mp.get_all_start_methods() else None
-            self.pool = ProcessPoolExecutor(max_workers=n, mp_context=ctx)
+            self.pool = ProcessPoolExecutor(max_workers=n, mp_context=ctx,
+                                            initializer=_die_with_parent,
+                                            initargs=(os.getpid(),))
         futures = deque(self.pool.submit(fn, *job) for job in jobs)
         while futures:  # a result handed over is no longer held here (its memory can go)
             yield futures.popleft().result()
 
-    def close(self) -> None:
-        if self.pool is not None:
-            self.pool.shutdown(cancel_futures=True)
+    def close(self, kill: bool = False) -> None:
+        """Shut the pool down; ``kill``: stop the workers now (Ctrl-C, SIGTERM, an error),
+        rather than waiting for the jobs they are running."""
+        if self.pool is None:
+            return
+        if kill:
+            for proc in list((getattr(self.pool, "_processes", None) or {}).values()):
+                with contextlib.suppress(OSError, AttributeError):
+                    proc.kill()
+        self.pool.shutdown(wait=not kill, cancel_futures=True)
+        self.pool = None
 
 
 def _summary_bytes(dirs: list[str]) -> int:
@@ -179,6 +207,7 @@ def load_runs(
     judge_specs: Any = None,
     factor_levels: Mapping[str, Sequence[Any]] | None = None,
     workers: int | None = None,
+    aeh_errors: str = "exclude",
 ) -> pd.DataFrame:
     """Load every run directory under `path` (one root or several) into a tidy frame.
 
@@ -189,13 +218,20 @@ def load_runs(
     `workers`: processes reading run files (default: up to 4 CPUs when there are at least
     8 native runs, or agent-eval-harness summaries of 2 MB or more; 1 = in this process).
     The result does not depend on it.
+    `aeh_errors`: agent-eval-harness runs' cases where nothing could be scored are
+    ``exclude``d (errored, this tool's rule) or scored ``zero`` (that tool's rule).
     """
     roots = [path] if isinstance(path, (str, os.PathLike)) else list(path)
     specs = coerce_judge_specs(judge_specs)
-    rule = aeh_rule(judge_specs)
+    if aeh_errors not in ("exclude", "zero"):
+        raise ValueError("aeh_errors is `exclude` or `zero`")
+    rule = dataclasses.replace(aeh_rule(judge_specs), errored_as_zero=aeh_errors == "zero")
     pool = _Workers(workers)
     try:
         return _load(roots, specs, rule, factor_levels, pool)
+    except BaseException:  # interrupted (SIGTERM is a KeyboardInterrupt) or failed
+        pool.close(kill=True)
+        raise
     finally:
         pool.close()
 
@@ -267,12 +303,20 @@ def _load(
     if col.bad_values:
         shown = "; ".join(col.bad_values[:10]) + (" ..." if len(col.bad_values) > 10 else "")
         issues.append({"kind": "non_finite_value", "count": len(col.bad_values), "detail": (
-            f"{len(col.bad_values)} judge value(s) are Infinity or NaN: counted as errored "
-            f"samples (never a score): {shown}")})
+            f"{len(col.bad_values)} judge value(s) are Infinity, NaN, beyond ±1e150 or off "
+            f"their scale: counted as errored samples (never a score): {shown}")})
     levels = _level_order([r for _, r, _ in kept], factors, factor_levels)
     frame = _assemble(col, factors)
     if any(r.get("format") == "agent-eval-harness" for r in col.runs):
         issues.append({"kind": "scoring", "detail": rule.describe()})
+        assumed = sorted({j for r in col.runs for j in r.get("assumed_ranges") or []})
+        if assumed:
+            lo, hi = (rule.reward.score_range if rule.reward and rule.reward.score_range
+                      else DEFAULT_RANGE)
+            issues.append({"kind": "assumed_range", "judges": assumed, "detail": (
+                f"summary.yaml states no score_range for {', '.join(assumed)}: normalised "
+                f"over [{lo:g}, {hi:g}] (its default); pass its eval.yaml as --config for "
+                "the declared ranges")})
     composite_note = _composite_note(col, specs is not None)
     if composite_note:
         issues.append({"kind": "composite", "detail": composite_note})

@@ -17,13 +17,14 @@ modes (default: run the matrix, then analyse and report):
   --rescore             re-run judges over existing run directories
   schema                print the JSON Schema of eval.yaml
   report                regenerate reports from analysis output + run directories
-  calibrate             measure judge agreement with human labels
+  calibrate RUNS        judge agreement with the labels beside the runs (Cohen's kappa)
   init [DIR]            write a starter eval (runs offline, no API key)
   runs RUNS             list run directories: conditions, replications, statuses
   show RUNS --case ID   one case across the conditions: answers, judge values, reasons
+  cache stats|clear     inspect or empty the model-call cache (docs/cost.md)
 
 exit codes: 0 ok; 1 threshold/regression gate failed; 2 usage/config error;
-            3 aborted on quota/auth failure; 4 nothing usable (every cell errored, or a
+            3 aborted on quota/auth failure or --max-spend reached; 4 nothing usable (every cell errored, or a
             judge errored on every sample); 70 internal error; 130 interrupted (Ctrl-C);
             143 terminated (SIGTERM)
 """
@@ -65,7 +66,8 @@ def build_parser() -> argparse.ArgumentParser:
                    "than 256 shards (default: github when GITHUB_ACTIONS=true)")
 
     g = p.add_argument_group("run")
-    g.add_argument("--concurrency", type=int, default=4, metavar="N", help="cells in flight (default 4)")
+    g.add_argument("--concurrency", type=int, default=None, metavar="N",
+                   help="cells in flight (default: execution.parallelism, else 4)")
     g.add_argument("--force", action="store_true", help="rerun complete cells")
     g.add_argument("--retry-errors", action="store_true", help="rerun only errored cells")
     g.add_argument("--shard", metavar="K/N|auto", help="run a deterministic 1/N of the cells (K is 1-based)")
@@ -80,6 +82,11 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--seed", type=int, default=0, help="seed of the cell order (default 0)")
     g.add_argument("--no-judge-check", action="store_true", help="skip the judge models' pre-flight call")
     g.add_argument("--no-analysis", action="store_true", help="run only; do not analyse afterwards")
+    g.add_argument("--no-trace", action="store_true",
+                   help="store no trace.json per case (judges still see the trace)")
+    from eval_harness.cli.cost_opts import add_cost_flags
+
+    add_cost_flags(g)
 
     g = p.add_argument_group("analysis")
     g.add_argument("--analyze-only", nargs="+", metavar="DIR", help="analyse existing run directories")
@@ -89,6 +96,12 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--correction", type=str.lower, choices=["holm", "bh", "fdr_bh", "none"],
                    help="multiple-comparison correction (flag > config > holm)")
     g.add_argument("--per-judge", action="store_true", help="also screen each judge")
+    g.add_argument("--format", choices=["aeh"], default=None, dest="output_format",
+                   help="aeh: also write anova.json beside the runs, where agent-eval-harness "
+                        "writes it (automatic for its run directories)")
+    g.add_argument("--aeh-errors", choices=["exclude", "zero"], default="exclude",
+                   help="agent-eval-harness runs: a case where nothing could be scored is "
+                        "excluded as errored (default) or scored 0 as that tool does")
     g.add_argument("--keep-incomplete", action="store_true", help="lmm: keep incomplete cases (fitted model)")
     g.add_argument("--simple-effects", metavar="A:B|B|auto", action="append",
                    help="contrasts of factor A within each level of B (B alone: every other "
@@ -110,9 +123,16 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--baseline", metavar="FILE", help="compare against a committed baseline file")
     g.add_argument("--export", metavar="FILE", help="write a portable baseline file")
     g.add_argument("--compact", action="store_true", help="with --export: ids, hashes and scores only")
-    g.add_argument("--fail-on-regression", action="store_true", help="exit 1 on a regression")
+    g.add_argument("--fail-on-regression", action="store_true",
+                   help="exit 1 when the gate (--gate) fails; docs/cli.md says what it tests")
+    g.add_argument("--gate", choices=["overall", "cases", "strict"], default=None,
+                   help="gate rule: overall (default: Holm across conditions of a one-sided "
+                        "case-stratified permutation test of a drop in pass rate; false "
+                        "alarm <= alpha for the whole gate), cases (also each case, one "
+                        "Holm family), strict (any case whose verdict got worse: for "
+                        "deterministic apps)")
     g.add_argument("--significant-only", action="store_true",
-                   help="with --fail-on-regression: count only significant case regressions")
+                   help="older spelling of --gate cases")
     return p
 
 

@@ -11,13 +11,14 @@ from typing import Any
 import yaml
 
 from eval_harness.cli.args import config_overrides, input_overrides
+from eval_harness.cli.run_cmd import concurrency
 from eval_harness.config.loader import load_config
 from eval_harness.config.masking import mask_secrets
 from eval_harness.matrix.checks import self_judging, unconsumed_factors
 from eval_harness.matrix.estimate import estimate_cost
 from eval_harness.matrix.experiment import Experiment, prepare
 from eval_harness.runner.shard import Shard
-from eval_harness.store.history import earlier_runs
+from eval_harness.store.history import scan_earlier
 
 
 def print_config(args: argparse.Namespace) -> int:
@@ -35,7 +36,7 @@ def _llm_judge_calls(exp: Experiment) -> int:
     cfg = exp.loaded.config
     per_run = 0
     for judge in cfg.judges:
-        if judge.prompt or judge.prompt_file or judge.reference_correctness:
+        if judge.is_llm and judge.pairwise is None:
             per_run += judge.samples
     calls = per_run * exp.total_runs
     n = len(exp.conditions)
@@ -57,6 +58,14 @@ def build_summary(exp: Experiment, args: argparse.Namespace) -> dict[str, Any]:
                         "or arguments): it still defines conditions")
     for model in self_judging(cfg, exp.matrix):
         warnings.append(f"judge model `{model}` is also a model under test (self-preference bias)")
+    if cfg.mlflow is not None:
+        import importlib.util
+
+        from eval_harness.reports.mlflow_log import HINT
+
+        if importlib.util.find_spec("mlflow") is None:
+            warnings.append(f"mlflow: block but MLflow is not installed: the run will exit 2 "
+                            f"({HINT})")
     from eval_harness.errors import ConfigError
     from eval_harness.judges.validate import validate_judges
 
@@ -68,12 +77,22 @@ def build_summary(exp: Experiment, args: argparse.Namespace) -> dict[str, Any]:
                               file=str(exp.loaded.path), hint=exc.hint) from None
         raise
     runs_dir = Path(args.runs_dir)
-    history = earlier_runs(runs_dir / exp.name)
+    earlier = scan_earlier(runs_dir / exp.name)  # one pass: mean cost, latency, tokens
+    history = earlier.history
     cost = estimate_cost(
         exp.total_runs, avg_cost_per_run=args.avg_cost_per_run,
         max_budget_usd=cfg.execution.max_budget_usd or (cfg.runner.max_budget_usd if cfg.runner else None),
-        history=history, concurrency=args.concurrency,
+        history=history, concurrency=concurrency(args, cfg),
     )
+    from eval_harness.cli.cost_estimate import table_estimate
+
+    table = table_estimate(exp, earlier)
+    if table is not None:  # price table × tokens, per condition and judge (docs/cost.md)
+        cost["table"] = table
+        if args.avg_cost_per_run is None and table["complete"]:
+            cost.update(cost_usd=table["point_usd"], cost_kind="point",
+                        cost_source=f"price table {table['price_table_date']} × tokens",
+                        upper_bound_usd=table["upper_usd"])
     summary: dict[str, Any] = {
         "eval": exp.name,
         "conditions": [

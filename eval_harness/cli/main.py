@@ -22,11 +22,13 @@ from eval_harness.errors import (
 )
 from eval_harness.textsafe import safe_text
 
-SUBCOMMANDS = ("schema", "report", "calibrate", "init", "runs", "show")
+SUBCOMMANDS = ("schema", "report", "calibrate", "init", "runs", "show", "cache", "serve")
 #: subcommands whose module has a ``main(argv) -> int``-style entry (imported only when used)
 _ENTRIES = {"init": ("eval_harness.cli.init_cmd", "main"),
             "runs": ("eval_harness.cli.browse_cmd", "runs_main"),
-            "show": ("eval_harness.cli.browse_cmd", "show_main")}
+            "show": ("eval_harness.cli.browse_cmd", "show_main"),
+            "cache": ("eval_harness.cli.cache_cmd", "main"),
+            "serve": ("eval_harness.cli.serve_cmd", "main")}
 
 
 def _dispatch(argv: list[str]) -> int:
@@ -57,6 +59,11 @@ def _dispatch(argv: list[str]) -> int:
     args = build_parser().parse_args(argv)
     if args.analyze_only:
         from eval_harness.cli.pipeline import analyze_only
+
+        if args.rescore:  # never silently ignored: rescore, then analyse
+            from eval_harness.cli.rescore_cmd import rescore_then_analyze
+
+            return rescore_then_analyze(args)
 
         return analyze_only(args)
     if not args.config:

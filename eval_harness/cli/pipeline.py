@@ -58,6 +58,17 @@ def _pass_mark(loaded: LoadedConfig | None) -> float | None:
     return None
 
 
+def _gate_judges(loaded: LoadedConfig | None) -> tuple[str, ...]:
+    """The config's boolean gate judges (``gate: true`` and ``composite.gates``)."""
+    if loaded is None:
+        return ()
+    cfg = loaded.config
+    names = [j.name for j in cfg.judges or [] if getattr(j, "gate", False)]
+    comp = getattr(cfg, "composite", None)
+    names += [g for g in (getattr(comp, "gates", None) or []) if g not in names]
+    return tuple(names)
+
+
 def _factor_levels(loaded: LoadedConfig | None) -> dict[str, list[Any]] | None:
     if loaded is None or loaded.config.matrix is None:
         return None
@@ -130,7 +141,18 @@ def compute_analysis(
     *, exp: Any = None, eval_dir: Path | None = None,
 ) -> AnalysisOutputs:
     """Analyse run directories under ``paths`` and write the output files; print nothing
-    but notes on stderr."""
+    but notes on stderr. The files are written as one set (reports/outset.py): a reader
+    never sees two analyses mixed, a killed analysis leaves the previous set whole."""
+    from eval_harness.reports.outset import staged_outputs
+
+    with staged_outputs() as staged:
+        return _compute_analysis(args, paths, loaded, staged, exp=exp, eval_dir=eval_dir)
+
+
+def _compute_analysis(
+    args: argparse.Namespace, paths: Sequence[Path], loaded: LoadedConfig | None,
+    staged: list[Any], *, exp: Any = None, eval_dir: Path | None = None,
+) -> AnalysisOutputs:
     from eval_harness import malloc
 
     malloc.tune()  # freed row-sized arrays go back to the system (eval_harness/malloc.py)
@@ -144,26 +166,48 @@ def compute_analysis(
         from eval_harness.analysis.failures import find_failures
         from eval_harness.analysis.loader import load_runs
 
+    if loaded is not None and loaded.config.mlflow is not None:
+        from eval_harness.reports.mlflow_log import require_mlflow
+
+        require_mlflow()  # exit 2 with the install hint before any work
     with phase("load"):
         frame = load_runs(list(paths), judge_specs=loaded.config if loaded else None,
-                          factor_levels=_factor_levels(loaded))
+                          factor_levels=_factor_levels(loaded),
+                          aeh_errors=getattr(args, "aeh_errors", "exclude"))
+    for issue in frame.attrs.get("issues", []):
+        if issue.get("kind") == "assumed_range":  # the numbers depend on it: say so once
+            print(f"warning: {issue['detail']}", file=sys.stderr)
     malloc.trim()  # the loader's transients (parsed chunks, codes) are gone now
+    from eval_harness.analysis.configured import restrict_to_configured
+
+    frame, excluded_conditions = restrict_to_configured(frame, _factor_levels(loaded))
+    if excluded_conditions:
+        print(f"note: {len(excluded_conditions)} condition(s) in the runs are not in the "
+              "configured matrix (a level renamed or removed): left out, listed in "
+              "anova.json excluded_conditions", file=sys.stderr)
     if frame.empty:
         raise AnalysisError(f"no runs with recorded levels under {', '.join(map(str, paths))}",
                             hint="point --analyze-only at runs/<eval>/")
     opts = _options(args, loaded)
     name = _eval_name(frame, loaded, paths)
-    out_dir = Path(args.output) if args.output else _default_output(name)
+    from eval_harness.reports.outset import OutputSet
+
+    final_dir = Path(args.output) if args.output else _default_output(name)
+    staged.append(OutputSet(final_dir))
+    out_dir = staged[0].path  # every file below goes here; committed as a set at the end
     if args.export_parquet:
         _export_parquet(frame, args.export_parquet)
     failures = find_failures(frame, paths)
     _print_failures(failures)
+    dropped: list[str] = []
+    if failures.dead_judges and getattr(args, "allow_errored_judges", False):
+        frame, dropped = _drop_dead_judges(frame, failures, loaded)
     if not failures.scored:  # a valid (empty) anova.json, and reports saying why
         empty = build_anova(frame, method=opts["method"], correction=opts["correction"],
                             alpha=opts["alpha"], per_judge=False,
                             keep_incomplete=opts["keep_incomplete"],
                             judge_specs=loaded.config if loaded else None)
-        _no_scored_samples(out_dir, name, failures, empty)
+        _no_scored_samples(staged[0], name, failures, empty)
     per_judge = opts["per_judge"]
     rows = frame[frame["judge"] == "composite"] if "judge" in frame else frame.iloc[:0]
     if not per_judge and not rows["value"].notna().any():
@@ -183,10 +227,16 @@ def compute_analysis(
     for note in anova.get("notes", []):
         if note.startswith("method auto → "):  # the automatic choice is printed, not only recorded
             print(f"note: {note}", file=sys.stderr)
+    anova["excluded_conditions"] = excluded_conditions
+    anova["dropped_judges"] = [{"judge": j, "reason": "errored on every sample "
+                                "(--allow-errored-judges): left out of the composite, the "
+                                "other weights renormalised"} for j in dropped]
     from eval_harness.analysis.aeh_export import aeh_fields
 
     anova = aeh_fields(anova, frame)  # what agent-eval-harness's consumers read, beside ours
-    rule = VerdictRule(pass_mark=opts["pass_mark"]) if opts["pass_mark"] is not None else None
+    # one pass rule for comparisons, leaderboard, thresholds, reports and the gate
+    rule = VerdictRule(pass_mark=0.5 if opts["pass_mark"] is None else opts["pass_mark"],
+                       gates=_gate_judges(loaded))
     reference = parse_reference(args.reference) if args.reference else None
     baseline = load_baseline(args.baseline) if args.baseline else None
     malloc.trim()  # after each large phase: its freed transients leave the resident set
@@ -203,13 +253,15 @@ def compute_analysis(
                                         stratify_by=_stratum(frame), cases=tables[1])
     malloc.trim()
     thresholds: list[dict[str, Any]] = []
+    pairwise = _pairwise(exp, eval_dir, paths)
     if loaded is not None:
         from eval_harness.judges.thresholds import evaluate_thresholds
 
-        thresholds = evaluate_thresholds(frame, loaded.config)
-    pairwise = _pairwise(exp, eval_dir, paths)
+        thresholds = evaluate_thresholds(frame, loaded.config, pairwise, samples=tables[0])
     with phase("anova.json"):
         _write_json(out_dir / "anova.json", anova)
+        for beside in aeh_artifact_paths(args, frame, paths, eval_dir, out_dir):
+            _write_json(beside, anova)  # where its report.py / compare.py look
     from eval_harness.analysis.compare.files import write_comparisons
 
     # summary JSON + per-case rows as JSON Lines (docs/reports.md, "comparisons")
@@ -221,29 +273,38 @@ def compute_analysis(
     from eval_harness.reports.model import build_report
     from eval_harness.reports.writer import now_iso, write_reports
 
-    # the report model is built once, for the files and the console; reports use the
-    # default verdict rule (reuse the tables only when the configured rule is that one)
+    # the report model is built once, for the files and the console, from the same
+    # verdict tables (the configured pass rule) as the comparisons
     written: dict[str, Path] = {}
     report = None
     if not getattr(args, "no_report", False):
         with phase("report model"):
-            report = build_report(anova=anova, frame=frame, comparisons=comparisons,
+            report = build_report(title=loaded.config.title if loaded else None,
+                                  anova=anova, frame=frame, comparisons=comparisons,
                                   leaderboard=leaderboard, thresholds=thresholds,
                                   pairwise=pairwise, generated_at=now_iso(),
-                                  tables=tables if rule in (None, VerdictRule()) else None)
+                                  tables=tables)
         written = write_reports(out_dir, anova=anova, frame=frame, comparisons=comparisons,
                                 leaderboard=leaderboard, thresholds=thresholds,
                                 pairwise=pairwise, runs_root=list(paths), report=report)
-    files = {name: out_dir / name for name in
+    files = {name: final_dir / name for name in
              ("anova.json", "comparisons.json", "comparisons.cases.jsonl", "leaderboard.json",
               "thresholds.json")}
-    files.update({f"report.{kind}": path for kind, path in written.items()})
+    files.update({f"report.{kind}": final_dir / path.name for kind, path in written.items()})
     if "json" in written and (out_dir / "report.cases.jsonl").is_file():  # large case grid
-        files["report.cases.jsonl"] = out_dir / "report.cases.jsonl"
+        files["report.cases.jsonl"] = final_dir / "report.cases.jsonl"
+    staged[0].commit()
     out = AnalysisOutputs(frame=frame, anova=anova, comparisons=comparisons,
                           leaderboard=leaderboard, thresholds=thresholds, pairwise=pairwise,
-                          out_dir=out_dir, files=files,
+                          out_dir=final_dir, files=files,
                           errored_judges=list(failures.dead_judges), report=report)
+    if loaded is not None and loaded.config.mlflow is not None:
+        from eval_harness.reports.mlflow_log import log_analysis, tracking_uri
+
+        with phase("mlflow"):
+            run_id = log_analysis(loaded.config.mlflow, name, anova, frame, files)
+        print(f"mlflow: logged {name} to {tracking_uri(loaded.config.mlflow)} (parent run "
+              f"{run_id})", file=sys.stderr)
     if args.export:
         from eval_harness import __version__
 
@@ -258,12 +319,44 @@ def compute_analysis(
         shown = "unknown (no usable sample: fails closed)" if value is None else f"{value:.4g}"
         levels = ", ".join(f"{k}={v}" for k, v in (t.get("levels") or {}).items()) or "all"
         out.failures.append(f"threshold failed: {t.get('target')} {t.get('metric')} = {shown}, "
-                            f"needs >= {t.get('threshold')} ({levels})")
+                            f"needs {'<=' if t.get('metric') == 'max_error_rate' else '>='} "
+                            f"{t.get('threshold')} ({levels})")
     if args.fail_on_regression:
-        bad, reasons = gate(comparisons, True, args.significant_only)
+        bad, reasons = gate(comparisons, True, rule=gate_rule(args), alpha=opts["alpha"])
         if bad:
             out.failures += [f"regression: {reason}" for reason in reasons]
     return out
+
+
+def _drop_dead_judges(frame: Any, failures: Any,
+                      loaded: LoadedConfig | None) -> tuple[Any, list[str]]:
+    """``--allow-errored-judges``: the composite without the judges that errored on every
+    sample (analysis.recompose), said on stderr."""
+    from eval_harness.analysis.composite import coerce_judge_specs
+    from eval_harness.analysis.recompose import drop_from_composite
+
+    dead = sorted(failures.dead_judges)
+    if loaded is not None and loaded.config.reward is not None:
+        print(f"note: judge(s) {', '.join(dead)} errored on every sample; the `reward` "
+              "block's composite is kept as recorded", file=sys.stderr)
+        return frame, []
+    specs = coerce_judge_specs(loaded.config if loaded else None)
+    out = drop_from_composite(frame, dead, specs)
+    print(f"note: judge(s) {', '.join(f'`{j}`' for j in dead)} errored on every sample: "
+          "dropped from the composite (--allow-errored-judges; the other judges' weights "
+          "renormalised)", file=sys.stderr)
+    return out, dead
+
+
+def gate_rule(args: argparse.Namespace) -> str:
+    """``--gate`` (``--significant-only`` is the older spelling of ``--gate cases``)."""
+    chosen = getattr(args, "gate", None)
+    if getattr(args, "significant_only", False):
+        if chosen not in (None, "cases"):
+            raise UsageError(f"--significant-only means --gate cases, not --gate {chosen}",
+                             hint="pass only --gate")
+        return "cases"
+    return chosen or "overall"
 
 
 def _export_note(path: Path, doc: dict[str, Any]) -> str:
@@ -299,10 +392,11 @@ def run_analysis(
         print(line, file=sys.stderr)
     if out.errored_judges and not getattr(args, "allow_errored_judges", False):
         names = ", ".join(f"`{j}`" for j in out.errored_judges)
-        raise NoUsableResults(f"judge(s) {names} errored on every sample (reasons above); "
-                              "reports were written without them",
+        raise NoUsableResults(f"judge(s) {names} errored on every sample (reasons above), "
+                              "so every composite that includes them is errored",
                               hint="fix the judge, then `--rescore`; or pass "
-                                   "--allow-errored-judges to accept")
+                                   "--allow-errored-judges to drop it from the composite "
+                                   "(the other weights renormalised) and analyse the rest")
     return out.exit_code
 
 
@@ -334,7 +428,7 @@ def _print_failures(failures: Any) -> None:
                         f"{format_reasons(reasons)}"), file=sys.stderr)
 
 
-def _no_scored_samples(out_dir: Path, name: str, failures: Any, anova: dict[str, Any]) -> None:
+def _no_scored_samples(outset: Any, name: str, failures: Any, anova: dict[str, Any]) -> None:
     """Write reports saying there is nothing to analyse, then stop (exit 4)."""
     from eval_harness.reports.no_results import no_results_document, write_no_results
 
@@ -348,8 +442,10 @@ def _no_scored_samples(out_dir: Path, name: str, failures: Any, anova: dict[str,
         hint = "fix the judges, then `--rescore`"
     doc = no_results_document(name, headline, failures.n_errored, dict(failures.cell_reasons),
                               failures.dead_judges)
-    written = write_no_results(out_dir, doc, anova)
-    print(f"wrote {', '.join(map(str, written))} (no scored samples)", file=sys.stderr)
+    written = write_no_results(outset.path, doc, anova)
+    outset.commit()
+    print(f"wrote {', '.join(str(outset.target / p.name) for p in written)} (no scored "
+          "samples)", file=sys.stderr)
     raise NoUsableResults(f"no scored samples: {headline}", hint=hint)
 
 
@@ -369,6 +465,18 @@ def _export_parquet(frame: Any, path: str) -> None:
                          hint="pip install 'factorial-eval-harness[parquet]'") from None
 
 
+def aeh_artifact_paths(args: argparse.Namespace, frame: Any, paths: Sequence[Path],
+                       eval_dir: Path | None, out_dir: Path) -> list[Path]:
+    """Where agent-eval-harness keeps anova.json (``<runs>/<eval>/anova.json``, beside the
+    run directories): for its run directories, or with ``--format aeh``."""
+    aeh = "agent-eval-harness" in (frame.attrs.get("formats") or [])
+    if not aeh and getattr(args, "output_format", None) != "aeh":
+        return []
+    roots = [eval_dir] if eval_dir is not None else list(paths)
+    out = [Path(r) / "anova.json" for r in roots if Path(r).is_dir()]
+    return [p for p in out if p.resolve() != (out_dir / "anova.json").resolve()]
+
+
 def _stratum(frame: Any) -> str | None:
     tags = frame.attrs.get("case_tags") or {}
     keys = {k for t in tags.values() for k in (t or {})}
@@ -383,10 +491,15 @@ def _pairwise(exp: Any, eval_dir: Path | None, paths: Sequence[Path]) -> dict[st
         from eval_harness.judges.pairwise import run_pairwise
 
         return run_pairwise(exp, eval_dir) or None
+    from eval_harness.analysis.pairwise_doc import read_pairwise
+
     for root in paths:
         found = Path(root) / "pairwise.json"
-        if found.is_file():
-            return json.loads(found.read_text())
+        if found.exists():
+            doc, note = read_pairwise(found)  # untrusted: any shape, never a crash
+            if note:
+                print(f"warning: {note}", file=sys.stderr)
+            return doc
     return None
 
 
@@ -435,4 +548,12 @@ def analyze_only(args: argparse.Namespace) -> int:
     """``--analyze-only DIR...``: analyse existing runs, with ``--config``, the config
     recorded at run time, or none (see :func:`analysis_config`)."""
     paths = resolve_paths(args.analyze_only)
-    return run_analysis(args, paths, analysis_config(args.config, paths))
+    loaded = analysis_config(args.config, paths)
+    if loaded is not None:
+        from eval_harness.analysis.judge_drift import drift_warning, judge_drift
+        from eval_harness.judges.scorer import config_judge_digests
+
+        warning = drift_warning(judge_drift(paths, config_judge_digests(loaded.config)))
+        if warning:
+            print(warning, file=sys.stderr)
+    return run_analysis(args, paths, loaded)

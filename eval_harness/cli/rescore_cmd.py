@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import json
 from pathlib import Path
+from typing import Any
 
 from eval_harness.cli.args import config_overrides, input_overrides
 from eval_harness.errors import UsageError
@@ -18,21 +19,54 @@ from eval_harness.judges.scorer import build_scorer
 from eval_harness.matrix.experiment import prepare
 
 
+def _prepare(args: argparse.Namespace) -> Any:
+    return prepare(args.config, cases=args.cases, limit=args.limit,
+                   overrides=config_overrides(args), input_overrides=input_overrides(args),
+                   condition_specs=args.condition, require_runner=False)
+
+
 def rescore(args: argparse.Namespace) -> int:
     """Rescore; return 0 (analysis and gates are the normal pipeline's business)."""
-    exp = prepare(args.config, cases=args.cases, limit=args.limit,
-                  overrides=config_overrides(args), input_overrides=input_overrides(args),
-                  condition_specs=args.condition, require_runner=False)
+    exp = _prepare(args)
     eval_dir = Path(args.runs_dir) / exp.name
     if not eval_dir.is_dir():
         raise UsageError(f"no runs to rescore under {eval_dir}",
                          hint="pass --runs-dir DIR (the folder holding <eval>/)")
+    return _rescore_dir(args, exp, eval_dir)
+
+
+def rescore_then_analyze(args: argparse.Namespace) -> int:
+    """``--analyze-only DIR... --rescore --config eval.yaml``: rescore the runs under each
+    DIR (``runs/<eval>/``) with the config's judges, then analyse them."""
+    if not args.config:
+        raise UsageError("--rescore re-runs the judges, so it needs the config that names them",
+                         hint="orchestrate --analyze-only DIR --config eval.yaml --rescore "
+                              "(or orchestrate --config eval.yaml --rescore, then "
+                              "--analyze-only DIR)")
+    from eval_harness.cli.pipeline import analyze_only, resolve_paths
+
+    exp = _prepare(args)
+    for eval_dir in resolve_paths(args.analyze_only):
+        _rescore_dir(args, exp, eval_dir)
+    return analyze_only(args)
+
+
+def _rescore_dir(args: argparse.Namespace, exp: Any, eval_dir: Path) -> int:
     if not args.no_judge_check:
         from eval_harness.judges.preflight import check_judge_models
 
         check_judge_models(exp)
     scorer = build_scorer(exp, runs_dir=args.runs_dir)
-    summary = rescore_runs(exp, eval_dir, scorer, concurrency=args.concurrency)
+    from eval_harness.cache.active import activated
+    from eval_harness.cli.cost_opts import open_cache
+
+    cache = open_cache(args, exp)
+    try:
+        with activated(cache):  # judge calls through the model-call cache
+            summary = rescore_runs(exp, eval_dir, scorer, concurrency=args.concurrency or 4)
+    finally:
+        if cache is not None:
+            cache.close()
     if args.json:
         print(json.dumps(summary, indent=2))
         return 0

@@ -3,13 +3,15 @@
 Exit codes: whatever analysis returns (0/1/4) after a full run; 4 when every cell this
 invocation ran errored (even with --no-analysis, even when older results exist); 2 on a config error (raised
 before anything runs); 3 when quota/auth failures stopped the run (QuotaExhausted, raised
-by the engine after keeping finished work); 130 on Ctrl-C (KeyboardInterrupt reaches
+by the engine after keeping finished work) or when ``--max-spend`` stopped it (BudgetExhausted);
+130 on Ctrl-C (KeyboardInterrupt reaches
 ``cli/main.py`` after the engine cleaned up).
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import sys
 from dataclasses import replace
@@ -35,7 +37,15 @@ def options_from_args(args: argparse.Namespace) -> EngineOptions:
         retry_errors=args.retry_errors, shard=parse_shard(args.shard), order=args.order,
         seed=args.seed, verbose=args.verbose,
         progress="off" if getattr(args, "json", False) else "auto",
+        trace=not getattr(args, "no_trace", False),
     )
+
+
+def concurrency(args: argparse.Namespace, config: Any) -> int:
+    """--concurrency, else ``execution.parallelism`` (agent-eval-harness), else 4."""
+    if args.concurrency is not None:
+        return int(args.concurrency)
+    return config.execution.parallelism or 4
 
 
 def run_matrix(args: argparse.Namespace) -> tuple[Experiment, EngineSummary, dict[str, Any]]:
@@ -45,6 +55,11 @@ def run_matrix(args: argparse.Namespace) -> tuple[Experiment, EngineSummary, dic
     exp = prepare(args.config, cases=args.cases, limit=args.limit,
                   overrides=config_overrides(args), input_overrides=input_overrides(args),
                   condition_specs=args.condition)
+    options = replace(options, concurrency=concurrency(args, exp.loaded.config))
+    if exp.loaded.config.mlflow is not None:
+        from eval_harness.reports.mlflow_log import require_mlflow
+
+        require_mlflow()  # before any cell runs: exit 2 with the install hint
     if not args.no_judge_check:
         from eval_harness.judges.preflight import check_judge_models
 
@@ -59,11 +74,22 @@ def run_matrix(args: argparse.Namespace) -> tuple[Experiment, EngineSummary, dic
     if options.shard is not None and options.shard.note:
         print(f"[eval] note: {options.shard.note}", file=sys.stderr)
     _say_agent_changed(exp, eval_dir)
+    from eval_harness.cache.active import activated
+    from eval_harness.cli.cost_opts import max_spend, open_cache
+
+    cache = open_cache(args, exp)
+    options = dataclasses.replace(options, cache=cache, max_spend=max_spend(args))
     try:
-        summary = execute(exp, scorer, options)
+        with activated(cache):  # the LLM judges' calls go through it too
+            summary = execute(exp, scorer, options)
+            _rescore_stale_judges(summary, scorer, args.concurrency or 4)
     finally:  # also after Ctrl-C / quota; not when nothing was created (a setup error)
         if eval_dir.is_dir():
             _record(exp, eval_dir)
+        if cache is not None:
+            if cache.counts.lookups:
+                print(f"[eval] model calls: {cache.counts.line()}", file=sys.stderr)
+            cache.close()
     info = describe(summary)
     shard = f" (shard {options.shard})" if options.shard else ""
     print(f"[eval] {exp.name}{shard}: {info['ran']} of {info['cells']} cells run "
@@ -75,6 +101,25 @@ def run_matrix(args: argparse.Namespace) -> tuple[Experiment, EngineSummary, dic
 
         print(f"[eval] errored: {format_reasons(summary.reasons)}", file=sys.stderr)
     return exp, summary, info
+
+
+def _rescore_stale_judges(summary: EngineSummary, scorer: Any, concurrency: int) -> None:
+    """Name the cases whose content changed (their cells were rerun), and rescore the
+    complete records scored by judges the config has edited, added or removed."""
+    plan = summary.plan
+    if plan.changed_cases:
+        shown = ", ".join(plan.changed_cases[:10]) + (" ..." if len(plan.changed_cases) > 10 else "")
+        print(f"[eval] {len(plan.changed_cases)} case(s) changed (input or expected) since "
+              f"their last run, their cells rerun: {shown}", file=sys.stderr)
+    if not plan.rejudge or summary.aborted:
+        return
+    from eval_harness.judges.rescore import rescore_stale_judges
+
+    what = "; ".join(f"{kind}: {', '.join(sorted(names))}"
+                     for kind, names in sorted(plan.judge_changes.items()))
+    done = rescore_stale_judges(scorer, plan.rejudge, concurrency=concurrency)
+    print(f"[eval] judges changed since {len(plan.rejudge)} complete record(s) were scored "
+          f"({what}): rescored {done} (no agent calls)", file=sys.stderr)
 
 
 def _say_agent_changed(exp: Experiment, eval_dir: Path) -> None:

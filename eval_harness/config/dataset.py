@@ -21,7 +21,7 @@ from eval_harness.config.jsonl import read_jsonl
 from eval_harness.config.yamlio import YamlProblem, parse_yaml, read_yaml_text
 from eval_harness.errors import DatasetError
 
-CASE_ID = re.compile(r"^[A-Za-z0-9._-]+$")
+CASE_ID = re.compile(r"^[A-Za-z0-9._-]+\Z")  # \Z: `$` also matches before a final newline
 
 
 @dataclass(frozen=True)
@@ -193,6 +193,10 @@ def load_dataset(path: Path, *, only: Sequence[str] | None = None, limit: int | 
     if not path.exists():
         raise DatasetError("dataset not found", file=str(path), path="dataset.path",
                            hint="paths are relative to the config file")
+    if not path.is_dir() and not path.is_file():  # a FIFO or device (/dev/zero) never loads
+        raise DatasetError("not a regular file or a folder (a FIFO or device?)", file=str(path),
+                           path="dataset.path", hint="point dataset.path at a .jsonl / .yaml "
+                           "file or a folder of cases")
     cases = _load_dir(path) if path.is_dir() else _load_file(path)
     seen: set[str] = set()
     for case in cases:
@@ -211,5 +215,7 @@ def load_dataset(path: Path, *, only: Sequence[str] | None = None, limit: int | 
             raise DatasetError("--limit must be >= 1", path="--limit")
         cases = cases[:limit]
     if not cases:
-        raise DatasetError("the dataset has no cases", file=str(path))
+        raise DatasetError("the dataset has no cases", file=str(path), path="dataset.path",
+                           hint="a folder dataset holds one sub-folder per case, each with "
+                           "input.yaml; a file holds a list of cases")
     return cases

@@ -11,7 +11,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from eval_harness.config.yamlio import KeyPath, load_yaml_file
+from eval_harness.config.yamlio import (
+    KeyPath,
+    format_path,
+    load_yaml_file,
+    read_yaml_text,
+    yaml11_booleans,
+)
 from eval_harness.errors import ConfigError
 
 MAX_DEPTH = 8
@@ -50,6 +56,24 @@ def _origins_of(lines: dict[KeyPath, int], file: str) -> Origins:
     return {path: (file, line) for path, line in lines.items()}
 
 
+def _refuse_boolean_levels(path: Path) -> None:
+    """A matrix level written ``on`` / ``off`` / ``yes`` / ``no`` / ``y`` / ``n`` unquoted
+    is a load error: YAML 1.1 makes some of them true/false, so ``retrieval: [off, on]``
+    would run the levels False/True and the service would never receive "on"."""
+    found = [(p, word, line) for p, word, line in yaml11_booleans(read_yaml_text(path))
+             if p[:2] == ("matrix", "factors") and len(p) in (4, 5)
+             and isinstance(p[3], int) and p[4:] in ((), ("name",))]
+    found.sort(key=lambda f: (f[2], [str(x) for x in f[0]]))
+    if found:
+        where, word, line = found[0]
+        name = format_path(where)
+        words = ", ".join(sorted({w for _, w, _ in found}))
+        raise ConfigError(
+            f"level {word} is a YAML 1.1 boolean word ({words}): it would load as "
+            "true/false, not as the text you wrote", path=name, file=str(path), line=line,
+            hint=f'quote it: {where[2]}: ["{word}", ...] (or write true/false for booleans)')
+
+
 def load_with_extends(path: Path, chain: tuple[Path, ...] = ()) -> tuple[dict[str, Any], Origins]:
     """Load ``path`` and everything it extends; return the merged mapping and key origins."""
     path = path.resolve()
@@ -67,6 +91,7 @@ def load_with_extends(path: Path, chain: tuple[Path, ...] = ()) -> tuple[dict[st
     if not isinstance(data, dict):
         raise ConfigError(f"top level must be a mapping, got {type(data).__name__}",
                           file=str(path), line=1, hint="start the file with `name: my-eval`")
+    _refuse_boolean_levels(path)
     origins = _origins_of(lines, str(path))
     raw_ext = data.pop("extends", None)
     if raw_ext is None:
@@ -86,6 +111,10 @@ def load_with_extends(path: Path, chain: tuple[Path, ...] = ()) -> tuple[dict[st
             raise ConfigError(f"extended file not found: {entry}", path="extends",
                               file=str(path), line=lines.get(("extends",)),
                               hint="paths are relative to the extending file")
+        if not base_path.is_file():  # a folder, FIFO or device (/dev/zero) never loads
+            raise ConfigError(f"extended path is not a regular file: {entry}", path="extends",
+                              file=str(path), line=lines.get(("extends",)),
+                              hint="extends names YAML files")
         base, base_origins = load_with_extends(base_path, (*chain, path))
         merged = deep_merge(merged, base)
         merged_origins.update(base_origins)

@@ -7,6 +7,7 @@ A judge's kind is inferred from the one kind field it carries (``check``, ``prom
 
 from __future__ import annotations
 
+import math
 from typing import Any, Literal
 
 from pydantic import Field, StrictBool, ValidationInfo, field_validator, model_validator
@@ -17,11 +18,12 @@ from eval_harness.config.judge_options import BUILTIN_OPTIONS, unknown_option
 #: fields that select a judge kind (the kind is inferred from which is present)
 KIND_FIELDS = (
     "check", "prompt", "prompt_file", "module", "exact_match", "contains", "regex",
-    "entity_coverage", "tool_calls", "tool_called", "latency", "cost", "json_schema",
-    "reference_correctness", "pairwise",
+    "entity_coverage", "tool_calls", "tool_called", "max_steps", "retrieval", "latency", "cost",
+    "json_schema", "reference_correctness", "faithfulness", "context_relevance", "pairwise",
 )
 #: kinds that call an LLM
-LLM_KINDS = ("prompt", "prompt_file", "reference_correctness", "pairwise")
+LLM_KINDS = ("prompt", "prompt_file", "reference_correctness", "faithfulness",
+             "context_relevance", "pairwise")
 
 
 class JudgeBlock(Block):
@@ -35,6 +37,10 @@ class JudgeBlock(Block):
     module: str | None = Field(None, description="Python module of a function judge.")
     function: str | None = Field(None, description="Function name in `module`.")
     model: str | None = Field(None, description="Judge model `provider:model` (LLM judges).")
+    base_url: str | None = Field(None, description="LLM judges: API base URL of this judge "
+                                 "(else models.judge_base_url, else the environment).")
+    api_key: str | None = Field(None, description="LLM judges: key, as ${VAR} only (else "
+                                "models.judge_api_key, else the environment).")
     score_range: list[float] | None = Field(None, description="[lo, hi] of a numeric judge.")
     feedback_type: Literal["bool", "int", "float"] | None = Field(
         None, description="Verdict shape (agent-eval-harness): bool, or a number (int/float).")
@@ -56,12 +62,26 @@ class JudgeBlock(Block):
     regex: Any = Field(None, description="Built-in: answer matches a regex.")
     entity_coverage: Any = Field(None, description="Built-in: fraction of expected entities present.")
     tool_calls: Any = Field(None, description="Built-in: tool-call budget.")
-    tool_called: Any = Field(None, description="Built-in: a tool was called (with arguments).")
+    tool_called: Any = Field(None, description="Built-in: a tool was called (args, times, not).")
+    max_steps: Any = Field(None, description="Built-in: at most N trace steps (of a kind).")
+    retrieval: Any = Field(None, description="Built-in: recall@k / precision@k / MRR of the "
+                           "trace's retrieved documents against expected_docs.")
     latency: Any = Field(None, description="Built-in: latency limit, seconds.")
     cost: Any = Field(None, description="Built-in: cost limit, USD.")
     json_schema: Any = Field(None, description="Built-in: answer validates against a schema.")
     reference_correctness: Any = Field(None, description="Built-in LLM judge against the reference.")
+    faithfulness: Any = Field(None, description="Built-in LLM judge: the answer is grounded in "
+                              "the retrieved documents (true or {max_docs}).")
+    context_relevance: Any = Field(None, description="Built-in LLM judge: the retrieved "
+                                   "documents are on topic for the case (true or {max_docs}).")
     pairwise: Any = Field(None, description="Pairwise LLM judge (excluded from the ANOVA).")
+    arguments: dict[str, Any] | None = Field(
+        None, description="Judge arguments (agent-eval-harness): `arguments` in a check, "
+        "keyword arguments of a module function, `{{ arguments.x }}` in a prompt.")
+    step: str | None = Field(None, description="Judge only this execution step's result "
+                             "(agent-eval-harness `step`: its outputs are that step's).")
+    context: list[str] = Field(default_factory=list, description="LLM judges: files (relative "
+                               "to the config) appended to the prompt under `## Context: <name>`.")
 
     @field_validator(*BUILTIN_OPTIONS)
     @classmethod
@@ -80,6 +100,16 @@ class JudgeBlock(Block):
     def is_llm(self) -> bool:
         """Whether the judge calls a model."""
         return self.kind_field in LLM_KINDS
+
+    @field_validator("name")
+    @classmethod
+    def _printable_name(cls, value: str) -> str:
+        # a judge name reaches terminals, report headings and record keys: no line breaks,
+        # escapes or other control characters
+        if not value or any(ord(c) < 0x20 or 0x7F <= ord(c) < 0xA0 for c in value):
+            raise ValueError("judge name must be non-empty, without line breaks or control "
+                             "characters")
+        return value
 
     @model_validator(mode="after")
     def _kind(self) -> JudgeBlock:
@@ -100,6 +130,9 @@ class JudgeBlock(Block):
             len(self.score_range) != 2 or self.score_range[0] >= self.score_range[1]
         ):
             raise ValueError("score_range must be [lo, hi] with lo < hi")
+        if self.score_range is not None and any(
+                not math.isfinite(x) or abs(x) > 1e150 for x in self.score_range):
+            raise ValueError("score_range bounds must be finite numbers within ±1e150")
         if self.feedback_type == "bool" and self.score_range is not None:
             raise ValueError("score_range has no meaning with feedback_type: bool")
         if self.condition is not None:
@@ -133,6 +166,10 @@ class ThresholdSpec(Block):
     """A threshold on one judge or on the composite, checked per condition."""
 
     min_pass_rate: float | None = Field(None, ge=0, le=1, description="Minimum pass rate.")
+    max_error_rate: float | None = Field(None, ge=0, le=1, description="Maximum share of "
+                                         "errored samples (agent-eval-harness).")
+    min_win_rate: float | None = Field(None, ge=0, le=1, description="Pairwise judges: "
+                                       "minimum win rate of each compared condition.")
     min_mean: float | None = Field(None, description="Minimum mean value.")
     pass_score: float | None = Field(
         None, description="Numeric judges: a sample passes when its value >= this (default: "

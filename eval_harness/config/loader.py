@@ -7,7 +7,9 @@ known, and a hint.
 from __future__ import annotations
 
 import difflib
+import logging
 import os
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,8 +23,11 @@ from eval_harness.config.envvars import interpolate
 from eval_harness.config.extends import Origins, load_with_extends
 from eval_harness.config.judge_options import BUILTIN_OPTIONS, options_hint
 from eval_harness.config.models import EvalConfig
+from eval_harness.config.secrets_lint import literal_secrets
 from eval_harness.config.yamlio import KeyPath, format_path
 from eval_harness.errors import ConfigError
+
+_LOG = logging.getLogger("eval_harness.config")
 
 
 @dataclass(frozen=True)
@@ -33,6 +38,7 @@ class LoadedConfig:
     raw: dict[str, Any]  # merged, NOT interpolated: safe to print, digest and write
     path: Path
     origins: Origins
+    warnings: tuple[str, ...] = ()  # load-time warnings (literal secrets), already logged
 
     @property
     def base_dir(self) -> Path:
@@ -157,6 +163,7 @@ def load_config(
 
         merged = deep_merge(merged, dict(overrides))
     environ = os.environ if env is None else env
+    _keys_by_reference(merged, origins, str(file))
     merged = translate(merged, file, environ)  # agent-eval-harness's keys -> ours
     if strict:
         resolved = interpolate(merged, environ, lines=origins)
@@ -169,7 +176,34 @@ def load_config(
     # masked in all output from now (the CLI registers the environment's too; the Python
     # API reaches here without the CLI)
     redact.register(redact.config_secrets(merged, environ) + redact.env_secrets(environ))
-    return LoadedConfig(config=config, raw=merged, path=file.resolve(), origins=origins)
+    warnings = tuple(literal_secrets(merged))
+    for warning in warnings:  # on stderr through logging's last-resort handler by default
+        _LOG.warning("warning: %s", warning)
+    return LoadedConfig(config=config, raw=merged, path=file.resolve(), origins=origins,
+                        warnings=warnings)
+
+
+_VAR_REF = re.compile(r"^\$\{[A-Za-z_][A-Za-z0-9_]*(:-[^}]*)?\}$")
+
+
+def _keys_by_reference(merged: Mapping[str, Any], origins: Any, file: str) -> None:
+    """Judge keys (``judges[i].api_key``, ``models.judge_api_key``) must be ``${VAR}``
+    references: a literal key would be stored in the config and every run's record."""
+    places: list[tuple[KeyPath, Any]] = []
+    models = merged.get("models")
+    if isinstance(models, Mapping) and "judge_api_key" in models:
+        places.append((("models", "judge_api_key"), models["judge_api_key"]))
+    for i, judge in enumerate(merged.get("judges") or []):
+        if isinstance(judge, Mapping) and "api_key" in judge:
+            places.append((("judges", i, "api_key"), judge["api_key"]))
+    for path, value in places:
+        if value is not None and not (isinstance(value, str) and _VAR_REF.match(value)):
+            where = origins.get(path) if isinstance(origins, Mapping) else None
+            raise ConfigError("a judge key must be an environment reference, not the key "
+                              "itself", path=format_path(path),
+                              file=where[0] if where else file,
+                              line=where[1] if where else None,
+                              hint="write api_key: ${JUDGE_API_KEY} and export the variable")
 
 
 class _Lenient(dict):  # type: ignore[type-arg]

@@ -12,7 +12,7 @@ from typing import Any
 from eval_harness.redact import redact
 
 _SECRET_KEY = re.compile(r"(key|token|secret|password|passwd|authorization|credential)", re.I)
-_ENV_ONLY = re.compile(r"^\$\{[A-Za-z_][A-Za-z0-9_]*(:-[^}]*)?\}$")
+_ENV_ONLY = re.compile(r"^\$\{[A-Za-z_][A-Za-z0-9_]*(:-[^}]*)?\}\Z")
 
 
 def mask_secrets(value: Any, key: str = "") -> Any:

@@ -12,6 +12,7 @@ from pydantic import (
     StrictInt,
     StrictStr,
     ValidationError,
+    WithJsonSchema,
     field_validator,
 )
 
@@ -19,7 +20,7 @@ from eval_harness.config.base import Block
 
 CORRECTIONS = ("holm", "bh", "fdr_bh", "none")
 METHODS = ("auto", "rm", "mixed", "lmm")
-FACTOR_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*$")
+FACTOR_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*\Z")
 #: factor names that would collide with columns of the tidy analysis frame
 RESERVED_FACTORS = frozenset(
     {"eval", "run_id", "condition_id", "replication", "case_id", "judge", "value", "kind",
@@ -40,7 +41,7 @@ class Variant(Block):
         if not value:
             raise ValueError("a variant's `set` must name at least one config path")
         for key in value:
-            if not re.match(r"^[A-Za-z_][A-Za-z0-9_-]*(\.[A-Za-z0-9_-]+)*$", str(key)):
+            if not re.match(r"^[A-Za-z_][A-Za-z0-9_-]*(\.[A-Za-z0-9_-]+)*\Z", str(key)):
                 raise ValueError(f"`{key}` is not a dotted config path such as runner.system")
             if str(key).split(".")[0] in ("matrix", "name", "extends", "judges", "dataset"):
                 raise ValueError(f"a variant cannot change `{key}`")
@@ -55,6 +56,7 @@ def _check_levels(value: Any) -> Any:
     if not value:
         raise ValueError("levels must be a non-empty list")
     seen: set[str] = set()
+    as_text: dict[str, Any] = {}  # str(level) -> level: run dirs and reports hold text
     scalars: list[Any] = []
     for i, level in enumerate(value):
         if isinstance(level, Variant):
@@ -86,10 +88,21 @@ def _check_levels(value: Any) -> Any:
         if key in seen:
             raise ValueError(f"duplicate level {key}")
         seen.add(key)
+        name = level.name if isinstance(level, Variant) else (
+            value[i].name if isinstance(value[i], Variant) else level)
+        text = str(name)
+        if text in as_text:
+            raise ValueError(f"levels {as_text[text]!r} and {name!r} are the same text "
+                             f"{text!r} once converted (ids, folders, reports): quote them "
+                             "as distinct strings")
+        as_text[text] = name
     return value
 
 
-Levels = Annotated[list[Any], BeforeValidator(_check_levels)]
+Levels = Annotated[list[Any], BeforeValidator(_check_levels),
+                   WithJsonSchema({"type": "array", "minItems": 1,
+                                   "description": "Non-empty list of levels (scalars or "
+                                                  "variants {name, set})."})]
 
 
 class PowerPrior(Block):
@@ -139,7 +152,7 @@ class MatrixBlock(Block):
     """``matrix``: factors (name -> levels), replications and analysis options."""
 
     factors: dict[str, Levels] = Field(description="Factor name -> non-empty list of levels.")
-    replications: StrictInt = Field(1, ge=1, description="Runs per (condition, case).")
+    replications: StrictInt = Field(1, ge=1, le=1_000_000, description="Runs per (condition, case).")
     analysis: AnalysisOptions = Field(default_factory=AnalysisOptions,  # type: ignore[arg-type]
                                       description="Analysis options.")
 

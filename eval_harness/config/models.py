@@ -6,7 +6,9 @@ from typing import Any
 
 from pydantic import Field, field_validator, model_validator
 
+from eval_harness.config.aeh_blocks import HooksBlock, MlflowBlock, WorkspaceFiles
 from eval_harness.config.base import Block
+from eval_harness.config.cost_model import CacheBlock, PriceBlock
 from eval_harness.config.judge_model import CompositeBlock, JudgeBlock, ThresholdsBlock
 from eval_harness.config.matrix_model import MatrixBlock
 from eval_harness.config.reward_model import RewardBlock
@@ -18,6 +20,10 @@ class ModelsBlock(Block):
 
     skill: str | None = Field(None, description="Model used when no `model` factor sets one.")
     judge: str | None = Field(None, description="Default LLM judge model, `provider:model`.")
+    judge_base_url: str | None = Field(None, description="Default API base URL of LLM judges "
+                                       "(else OPENAI_BASE_URL / ANTHROPIC_BASE_URL).")
+    judge_api_key: str | None = Field(None, description="Default key of LLM judges, as "
+                                      "${VAR} only (else OPENAI_API_KEY / ANTHROPIC_API_KEY).")
     subagent: str | None = Field(None, description="Default subagent model.")
 
 
@@ -28,6 +34,8 @@ class DatasetBlock(Block):
     schema_: dict[str, Any] | str | None = Field(
         None, alias="schema", description="Required input fields (a mapping), or a prose "
         "description of the cases (agent-eval-harness; documentation only).")
+    workspace: WorkspaceFiles | None = Field(None, description="Case files copied into each "
+                                             "workspace (agent-eval-harness).")
 
 
 class OutputsBlock(Block):
@@ -46,7 +54,15 @@ class EvalConfig(Block):
 
     name: str = Field(description="Eval name: the runs/<name>/ folder.")
     description: str | None = Field(None, description="Free text.")
-    matrix: MatrixBlock | None = Field(None, description="Factors and levels.")
+    title: str | None = Field(None, description="Report title (default: the eval name).")
+    mlflow: MlflowBlock | None = Field(None, description="Log each analysis to MLflow "
+                                       "(the `mlflow` extra).")
+    hooks: HooksBlock | None = Field(None, description="Shell hooks around the run.")
+    metadata: dict[str, Any] = Field(default_factory=dict, description="Free-form metadata "
+                                     "kept with the config (agent-eval-harness `generation`, "
+                                     "`outputs[].types`); never read by the run.")
+    matrix: MatrixBlock | None = Field(None, description="Factors and levels (a mapping; "
+                                       "leave the key out for no matrix).")
     execution: ExecutionBlock = Field(default_factory=ExecutionBlock,  # type: ignore[arg-type]
                                       description="Prompt, timeouts, retries.")
     runner: RunnerBlock | None = Field(None, description="How to run one cell.")
@@ -64,13 +80,26 @@ class EvalConfig(Block):
         "(a cli command's script and a python runner's module are included automatically).")
     reward: RewardBlock | None = Field(None, description="agent-eval-harness composite "
                                        "(judge, weighted or formula); replaces the default.")
+    cache: CacheBlock | None = Field(None, description="Model-call cache (docs/cost.md).")
+    pricing: dict[str, PriceBlock] = Field(
+        default_factory=dict, description="model -> prices per 1M tokens; overrides the "
+        "shipped price table (docs/cost.md).")
+
+    @field_validator("matrix", mode="before")
+    @classmethod
+    def _matrix_mapping(cls, value: Any) -> Any:
+        # `matrix:` with nothing after it is YAML null: a mistake, never "no matrix"
+        if value is None:
+            raise ValueError("matrix must be a mapping with `factors` (it is empty here); "
+                             "write matrix: {factors: {name: [a, b]}} or delete the key")
+        return value
 
     @field_validator("name")
     @classmethod
     def _name(cls, value: str) -> str:
         import re
 
-        if not re.match(r"^[A-Za-z0-9][A-Za-z0-9._-]*$", value):
+        if not re.match(r"^[A-Za-z0-9][A-Za-z0-9._-]*\Z", value):  # `$` passes "x\n"
             raise ValueError("name must use letters, digits, `.`, `_`, `-` (it names a folder)")
         return value
 
@@ -84,14 +113,23 @@ class EvalConfig(Block):
         return value
 
     @model_validator(mode="after")
+    def _judge_steps(self) -> EvalConfig:
+        ids = {s.id for s in self.execution.steps}
+        for judge in self.judges:
+            if judge.step is not None and judge.step not in ids:
+                raise ValueError(f"judge {judge.name!r}: step {judge.step!r} is not an "
+                                 f"execution.steps id ({', '.join(sorted(ids)) or 'no steps'})")
+        return self
+
+    @model_validator(mode="after")
     def _reward(self) -> EvalConfig:
         if self.reward is None:
             return self
         if self.composite is not None:
             raise ValueError("give `reward` or `composite`, not both")
         names = {j.name for j in self.judges}
-        missing = [n for n in ([self.reward.judge] if self.reward.judge else [])
-                   + list(self.reward.weights) if n not in names]
-        if missing:
-            raise ValueError(f"reward names unknown judge(s): {', '.join(missing)}")
+        # a weight naming no judge contributes nothing (agent-eval-harness's meaning: its
+        # value is missing on every sample); the reward judge itself must exist
+        if self.reward.judge and self.reward.judge not in names:
+            raise ValueError(f"reward.judge names unknown judge: {self.reward.judge}")
         return self

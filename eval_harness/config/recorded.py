@@ -3,7 +3,8 @@
 ``--analyze-only`` without ``--config`` used to fall back to the order in which levels were
 found, so the reference condition — and with it every "improved" / "regressed" verdict —
 could flip. Every run now records the merged config (``${VAR}`` as written, literal secrets
-masked: :func:`~eval_harness.config.masking.mask_secrets`), and analysis without
+masked: :func:`~eval_harness.config.masking.mask_secrets`; read back verbatim, never
+interpolated against the environment), and analysis without
 ``--config`` uses it: factor and level order, reference, judge specs and score ranges,
 composite, thresholds and pass mark.
 """
@@ -11,15 +12,13 @@ composite, thresholds and pass mark.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
-from eval_harness.config.envvars import interpolate
-from eval_harness.config.loader import LoadedConfig, _Lenient
+from eval_harness.config.loader import LoadedConfig
 from eval_harness.config.masking import mask_secrets
 from eval_harness.config.models import EvalConfig
 from eval_harness.jsonfile import write_text_atomic
@@ -61,7 +60,9 @@ def load_recorded(path: Path) -> tuple[LoadedConfig | None, str]:
         raw = doc["config"]
         if not isinstance(raw, dict):
             raise TypeError("`config` is not a mapping")
-        config = EvalConfig.model_validate(interpolate(raw, _Lenient(os.environ)))
+        # never interpolated: the file is untrusted (a downloaded CI artifact) and a
+        # `${PGPASSWORD}` in its name or paths must stay that text, never the value
+        config = EvalConfig.model_validate(raw)
     except (OSError, ValueError, KeyError, TypeError, ValidationError) as exc:
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         return None, f"{path} is unusable ({first})"

@@ -20,5 +20,9 @@ EXTENDS_SCHEMA: dict[str, Any] = {
 def eval_schema() -> dict[str, Any]:
     """The JSON Schema of a whole eval.yaml, as written on disk."""
     schema = EvalConfig.model_json_schema(by_alias=True)
-    schema["properties"] = {"extends": EXTENDS_SCHEMA, **schema.get("properties", {})}
+    props = dict(schema.get("properties", {}))
+    if "matrix" in props:  # optional, but never null (the loader refuses `matrix:` empty)
+        props["matrix"] = {"$ref": "#/$defs/MatrixBlock",
+                           "description": props["matrix"].get("description", "")}
+    schema["properties"] = {"extends": EXTENDS_SCHEMA, **props}
     return schema

@@ -27,6 +27,7 @@ from typing import Any
 import yaml
 
 from eval_harness.errors import ConfigError
+from eval_harness.regular import open_regular
 
 KeyPath = tuple[str | int, ...]
 
@@ -140,8 +141,7 @@ def read_yaml_text(path: str | os.PathLike[str], *, nofollow: bool = False) -> s
     (``nofollow``: refuse a symlink, for files read from run data).
 
     Raises OSError / UnicodeDecodeError / YamlProblem."""
-    flags = os.O_RDONLY | os.O_CLOEXEC | (os.O_NOFOLLOW if nofollow else 0)
-    with os.fdopen(os.open(path, flags), "rb") as fh:
+    with os.fdopen(open_regular(path, nofollow=nofollow), "rb") as fh:  # never a FIFO
         data = fh.read(MAX_YAML_BYTES + 1)
     if len(data) > MAX_YAML_BYTES:
         raise YamlProblem(f"larger than {MAX_YAML_BYTES:,} bytes (the YAML size limit)")
@@ -159,6 +159,41 @@ def _walk(node: yaml.Node, path: KeyPath, lines: dict[KeyPath, int]) -> None:
     elif isinstance(node, yaml.SequenceNode):
         for i, item in enumerate(node.value):
             _walk(item, (*path, i), lines)
+
+
+#: plain words YAML 1.1 reads as booleans (PyYAML: on/off/yes/no; the spec adds y/n)
+YAML11_BOOLEANS = frozenset({"on", "off", "yes", "no", "y", "n"})
+_BOOL_TAG = "tag:yaml.org,2002:bool"
+
+
+def _yaml11_booleans(node: yaml.Node, path: KeyPath,
+                     out: list[tuple[KeyPath, str, int]]) -> None:
+    """Key paths of plain (unquoted) scalars that are YAML 1.1 boolean words."""
+    stack = [(node, path)]
+    while stack:
+        n, p = stack.pop()
+        if isinstance(n, yaml.ScalarNode):
+            if not n.style and n.value.lower() in YAML11_BOOLEANS:  # libyaml: "" = plain
+                out.append((p, n.value, n.start_mark.line + 1))
+        elif isinstance(n, yaml.MappingNode):
+            stack.extend((v, (*p, k.value if isinstance(k, yaml.ScalarNode) else str(k)))
+                         for k, v in n.value)
+        elif isinstance(n, yaml.SequenceNode):
+            stack.extend((v, (*p, i)) for i, v in enumerate(n.value))
+
+
+def yaml11_booleans(text: str) -> list[tuple[KeyPath, str, int]]:
+    """(key path, word, line) of each unquoted ``on/off/yes/no/y/n`` in ``text``: words
+    that YAML 1.1 readers (PyYAML, hence agent-eval-harness) turn into true/false while a
+    reader takes them for text. Empty when ``text`` does not parse (reported elsewhere)."""
+    try:
+        _, node = parse_yaml(text)
+    except YamlProblem:
+        return []
+    out: list[tuple[KeyPath, str, int]] = []
+    if node is not None:
+        _yaml11_booleans(node, (), out)
+    return out
 
 
 def load_yaml_text(text: str, file: str) -> tuple[Any, dict[KeyPath, int]]:

@@ -20,6 +20,8 @@ class ScoreResult:
     scores: dict[str, JudgeScore] = field(default_factory=dict)
     composite: float | None = None
     composite_errored: bool = False
+    #: digest of the judge specs that scored it (a changed judge = a modified case)
+    judges_digest: str = ""
 
 
 @dataclass(frozen=True)

@@ -93,7 +93,7 @@ class CheckJudge:
         """Run the body on the sample (pickled to the child: private copies by design)."""
         from eval_harness.isolated import POOL
 
-        args = (ctx["outputs"], ctx["input"], ctx["expected"], ctx["input"])
+        args = (ctx["outputs"], ctx["input"], ctx["expected"], ctx["arguments"])
         out = POOL.call(("check", self._source, self._where, self._path, args), self.timeout)
         if out.status == "ok":
             return split_result(out.value)
@@ -124,9 +124,13 @@ class FunctionJudge:
         params = inspect.signature(fn).parameters
         takes_all = any(p.kind is inspect.Parameter.VAR_KEYWORD for p in params.values())
         self._names = [n for n in _ARG_NAMES if takes_all or n in params]
+        self._params, self._takes_all = set(params), takes_all
 
     def evaluate(self, ctx: dict[str, Any], sample_index: int) -> Outcome:
-        """Call the function with the arguments it names."""
-        kwargs = {n: copy.deepcopy(ctx["input"] if n == "arguments" else ctx.get(n))
-                  for n in self._names}
+        """Call the function with the arguments it names; a judge's own ``arguments``
+        also arrive as keyword arguments (agent-eval-harness: ``fn(outputs, **arguments)``)."""
+        kwargs = {n: copy.deepcopy(ctx.get(n)) for n in self._names}
+        for key, value in (ctx.get("judge_kwargs") or {}).items():
+            if (self._takes_all or key in self._params) and key not in _ARG_NAMES:
+                kwargs[key] = copy.deepcopy(value)
         return split_result(self._timed.call(self._fn, **kwargs))

@@ -52,6 +52,7 @@ from eval_harness.judges.registry import llm_settings
 from eval_harness.judges.scorer import CACHE_FILE
 from eval_harness.judges.values import JudgeFailure
 from eval_harness.redact import redact
+from eval_harness.store.atomic import read_json
 
 PAIRWISE_FILE = "pairwise.json"
 DEFAULT_TEMPLATE = """\
@@ -76,19 +77,25 @@ def read_answers(eval_dir: Path) -> tuple[Answers, dict[str, dict[str, Any]]]:
     answers: Answers = {}
     levels: dict[str, dict[str, Any]] = {}
     for run_json in sorted(eval_dir.glob("*/run.json")):
-        run = json.loads(run_json.read_text(encoding="utf-8"))
-        cid, rep = run["condition_id"], int(run.get("replication", 1))
-        levels.setdefault(cid, run.get("levels", {}))
+        # read_json: None for a malformed, deep-nested or non-regular (FIFO) file
+        run = read_json(run_json)
+        if not isinstance(run, dict) or not isinstance(run.get("condition_id"), str):
+            continue
+        rep = run.get("replication", 1)
+        if not isinstance(rep, int) or isinstance(rep, bool):
+            continue
+        cid = run["condition_id"]
+        levels.setdefault(cid, run["levels"] if isinstance(run.get("levels"), dict) else {})
         for case_dir in sorted((run_json.parent / "cases").glob("*/")):
-            record_file, outputs_file = case_dir / "record.json", case_dir / "outputs.json"
-            if not (record_file.exists() and outputs_file.exists()):
+            record = read_json(case_dir / "record.json")
+            if not isinstance(record, dict) or record.get("status") != "ok":
                 continue
-            if json.loads(record_file.read_text(encoding="utf-8")).get("status") != "ok":
+            outputs = read_json(case_dir / "outputs.json")
+            if not isinstance(outputs, dict):
                 continue
-            outputs = json.loads(outputs_file.read_text(encoding="utf-8"))
-            input_file = case_dir / "input.json"
-            inp = json.loads(input_file.read_text(encoding="utf-8")) if input_file.exists() else {}
-            answers[(cid, case_dir.name, rep)] = (str(outputs.get("output") or ""), inp)
+            inp = read_json(case_dir / "input.json")
+            answers[(cid, case_dir.name, rep)] = (str(outputs.get("output") or ""),
+                                                  inp if isinstance(inp, dict) else {})
     return answers, levels
 
 

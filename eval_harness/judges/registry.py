@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -14,6 +15,7 @@ from eval_harness.judges.code import CheckJudge, FunctionJudge
 from eval_harness.judges.llm.http import RetryPolicy
 from eval_harness.judges.llm.judge import LLMJudge, LLMSettings, reference_template
 from eval_harness.judges.llm.providers import ModelRef, parse_model
+from eval_harness.judges.llm.rag import RagJudge, rag_template
 from eval_harness.judges.values import Outcome, score_range
 
 
@@ -31,7 +33,10 @@ def judge_model(block: JudgeBlock, cfg: EvalConfig, where: str) -> ModelRef:
     if not name:
         raise ConfigError("an LLM judge needs a model", path=where + ".model",
                           hint="set models.judge or the judge's model: openai:gpt-4.1-nano")
-    return parse_model(name)
+    ref = parse_model(name)
+    base_url = block.base_url or cfg.models.judge_base_url
+    api_key = block.api_key or cfg.models.judge_api_key
+    return replace(ref, base_url=base_url or None, api_key=api_key or None)
 
 
 def llm_settings(block: JudgeBlock, cfg: EvalConfig, where: str, policy: RetryPolicy,
@@ -54,6 +59,21 @@ def prompt_text(block: JudgeBlock, base_dir: Path, where: str) -> str:
                           hint="paths are relative to the config file") from None
 
 
+def context_text(block: JudgeBlock, base_dir: Path, where: str) -> str:
+    """A judge's ``context`` files as ``## Context: <name>`` sections (agent-eval-harness);
+    appended after the prompt is rendered, so their text is never read as a template."""
+    parts: list[str] = []
+    for entry in block.context:
+        path = base_dir / entry
+        try:
+            parts.append(f"\n\n## Context: {path.name}\n\n" + path.read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise ConfigError(f"cannot read context file: {exc.strerror}",
+                              path=where + ".context", hint="paths are relative to the config "
+                              "file") from None
+    return "".join(parts)
+
+
 def build_judge(block: JudgeBlock, cfg: EvalConfig, base_dir: Path, cache: VerdictCache,
                 policy: RetryPolicy, *, where: str, fence: bool = True) -> JudgeImpl:
     """The implementation of one (non-pairwise) judge."""
@@ -72,6 +92,13 @@ def build_judge(block: JudgeBlock, cfg: EvalConfig, base_dir: Path, cache: Verdi
         spec = block.reference_correctness
         ref = spec.get("reference", True) if isinstance(spec, dict) else True
         return LLMJudge(block.name, reference_template(rng), settings, rng, cache, reference=ref)
+    if kind in ("faithfulness", "context_relevance"):
+        spec = getattr(block, kind)
+        judge = RagJudge(block.name, rag_template(kind, rng), settings, rng, cache)
+        if isinstance(spec, dict) and spec.get("max_docs") is not None:
+            judge.max_docs = int(spec["max_docs"])
+        return judge
     if kind in ("prompt", "prompt_file"):
-        return LLMJudge(block.name, prompt_text(block, base_dir, where), settings, rng, cache)
+        return LLMJudge(block.name, prompt_text(block, base_dir, where), settings, rng, cache,
+                        appendix=context_text(block, base_dir, where))
     raise ConfigError(f"judge kind `{kind}` is not scored per sample", path=where)

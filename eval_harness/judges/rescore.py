@@ -22,10 +22,11 @@ from eval_harness.jsonfile import write_text_atomic
 from eval_harness.judges.api import Sample
 from eval_harness.judges.scorer import JudgeScorer
 from eval_harness.redact import redact
+from eval_harness.trace.reader import read_trace
 
 OUTPUT_DEFAULTS: dict[str, Any] = {"exit_code": None, "stdout": "", "stderr": "", "output": "", "files": {},
                    "latency_s": None, "cost_usd": None, "tokens": None, "tool_calls": None,
-                   "trace": []}
+                   "trace": None}
 
 
 def _read(path: Path) -> Any:
@@ -46,6 +47,9 @@ def _outputs(case_dir: Path, record: dict[str, Any]) -> dict[str, Any]:
     outputs.update({k: record.get(k) for k in ("exit_code", "latency_s", "cost_usd", "tokens",
                                                "tool_calls") if record.get(k) is not None})
     outputs.update(_read(case_dir / "outputs.json"))
+    if outputs.get("trace") is None:  # older runs kept it inline in outputs.json
+        trace = read_trace(case_dir)
+        outputs["trace"] = [] if trace is None else trace.to_json()["steps"]
     # stdout/stderr live in their log files, not in outputs.json: give judges the same text
     # they saw during the run (the engine keeps at most LOG_CAP bytes in memory too).
     for key in ("stdout", "stderr"):
@@ -71,9 +75,28 @@ def _rescore_case(scorer: JudgeScorer, case_dir: Path, run: dict[str, Any],
     record["scores"] = {k: v.model_dump(mode="json") for k, v in result.scores.items()}
     record["composite"] = result.composite
     record["composite_errored"] = result.composite_errored
+    record["judges_digest"] = result.judges_digest
+    record["judge_digests"] = scorer.judge_digests(run["condition_id"])
     record["rescored_at"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
     write_atomic(case_dir / "record.json", record)
     return {"errored_judges": sum(1 for s in result.scores.values() if s.errored)}
+
+
+def rescore_cases(scorer: JudgeScorer, jobs: list[tuple[Path, dict[str, Any], Any]], *,
+                  concurrency: int = 4) -> list[dict[str, Any]]:
+    """Rescore the given (case dir, run.json data, dataset case) jobs concurrently."""
+    with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
+        return list(pool.map(lambda job: _rescore_case(scorer, *job), jobs))
+
+
+def rescore_stale_judges(scorer: JudgeScorer, cells: list[tuple[Any, Path]], *,
+                         concurrency: int = 4) -> int:
+    """Rescore complete cells whose record was scored by other judges (``Plan.rejudge``:
+    (cell, case dir)) with the current ones, without an agent call; return how many."""
+    jobs = [(case_dir, {"condition_id": cell.condition.condition_id,
+                        "levels": cell.condition.levels}, cell.case)
+            for cell, case_dir in cells if (case_dir / "outputs.json").is_file()]
+    return len(rescore_cases(scorer, jobs, concurrency=concurrency))
 
 
 def rescore_runs(exp: Any, eval_dir: Path, scorer: JudgeScorer, *,
@@ -99,8 +122,7 @@ def rescore_runs(exp: Any, eval_dir: Path, scorer: JudgeScorer, *,
                                 "reason": "case not in the dataset (or not selected)"})
                 continue
             jobs.append((case_dir, run, cases[case_dir.name]))
-    with ThreadPoolExecutor(max_workers=max(1, concurrency)) as pool:
-        done = list(pool.map(lambda job: _rescore_case(scorer, *job), jobs))
+    done = rescore_cases(scorer, jobs, concurrency=concurrency)
     return {"eval_dir": str(eval_dir), "rescored": len(done),
             "samples_with_errored_judges": sum(1 for d in done if d["errored_judges"]),
             "cache_hits": scorer.cache.hits, "cache_misses": scorer.cache.misses,

@@ -12,6 +12,8 @@ median / majority. Any failure makes that judge's score errored with a one-line 
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 import threading
 from pathlib import Path
@@ -42,15 +44,33 @@ _SUM_META = ("input_tokens", "output_tokens", "tokens", "cost_usd")
 Bound = tuple[JudgeBlock, JudgeImpl, float, bool]  # block, impl, weight, gate
 
 
+def judge_spec(block: JudgeBlock, weight: float, gate: bool) -> dict[str, Any]:
+    """What decides one judge's verdict: its spec as bound (without its description),
+    weight and gate — hashed per judge (:func:`judge_digest`) and for the whole set
+    (:func:`judges_digest`)."""
+    return {**block.model_dump(mode="json", exclude={"description"}), "weight": weight,
+            "gate": gate}
+
+
+def judge_digest(block: JudgeBlock, weight: float, gate: bool) -> str:
+    """16-hex digest of :func:`judge_spec`: recorded per judge in every scored record, so a
+    rerun can tell which judge was edited, added or removed."""
+    payload = json.dumps(judge_spec(block, weight, gate), sort_keys=True, default=str)
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()[:16]
+
 def sample_context(sample: Sample) -> dict[str, Any]:
     """What judges and judge templates see."""
     ann = sample.annotations or {}
     tags = {k: v for k, v in ann.items() if isinstance(v, (str, int, float, bool)) and k != "tags"}
     if isinstance(ann.get("tags"), dict):
         tags.update(ann["tags"])
-    return {"outputs": dict(sample.outputs), "input": sample.input, "arguments": sample.input,
+    outputs = dict(sample.outputs)
+    # `conversation` / `tool_trace`: agent-eval-harness's prompt names for the answer and
+    # the tool calls; `arguments` is the case input unless a judge declares its own
+    return {"outputs": outputs, "input": sample.input, "arguments": sample.input,
             "expected": sample.expected, "annotations": ann, "tags": tags,
-            "case_id": sample.case_id, "levels": sample.levels}
+            "case_id": sample.case_id, "levels": sample.levels,
+            "conversation": outputs.get("output"), "tool_trace": outputs.get("tool_calls")}
 
 
 def _merge_meta(outcomes: list[Outcome]) -> dict[str, Any]:
@@ -61,6 +81,8 @@ def _merge_meta(outcomes: list[Outcome]) -> dict[str, Any]:
         values = [o.meta.get(key) for o in outcomes]
         meta[key] = None if any(v is None for v in values) else sum(values)  # type: ignore[misc]
     meta["cached"] = all(o.meta.get("cached") for o in outcomes)
+    if any(o.meta.get("cache_hit") for o in outcomes):  # model-call cache (eval_harness.cache)
+        meta["cache_hit"] = all(o.meta.get("cache_hit") for o in outcomes)
     warnings = sorted({w for o in outcomes for w in o.meta.get("warnings", [])})
     if warnings:
         meta["warnings"] = warnings
@@ -83,6 +105,14 @@ def run_judge(block: JudgeBlock, impl: JudgeImpl, ctx: dict[str, Any], weight: f
     value, when its ``condition`` is false)."""
     rng = score_range(block.score_range)
     base: dict[str, Any] = {"weight": weight, "gate": gate}
+    if block.step is not None:  # execution.steps: this judge sees that step's outputs
+        step = (ctx["outputs"].get("steps") or {}).get(block.step)
+        if step is None:
+            return JudgeScore(errored=True, error=f"step {block.step!r} did not run", **base)
+        ctx = {**ctx, "outputs": dict(step), "conversation": step.get("output"),
+               "tool_trace": step.get("trace")}
+    if block.arguments is not None:  # agent-eval-harness judge arguments
+        ctx = {**ctx, "arguments": dict(block.arguments), "judge_kwargs": block.arguments}
     if block.condition is not None:
         try:
             if not condition_holds(block.condition, ctx):
@@ -110,6 +140,19 @@ def run_judge(block: JudgeBlock, impl: JudgeImpl, ctx: dict[str, Any], weight: f
                       rationale=rationale, **base, **_merge_meta(outcomes))
 
 
+def weight_gate(cfg: EvalConfig, block: JudgeBlock) -> tuple[float, bool]:
+    """A judge's composite weight and gate flag (the ``composite`` block wins)."""
+    comp = cfg.composite
+    weight = comp.weights.get(block.name, block.weight) if comp else block.weight
+    return weight, block.gate or bool(comp and block.name in comp.gates)
+
+
+def config_judge_digests(cfg: EvalConfig) -> dict[str, str]:
+    """{judge: :func:`judge_digest`} of a config's non-pairwise judges, as records carry."""
+    return {b.name: judge_digest(b, *weight_gate(cfg, b)) for b in cfg.judges
+            if b.pairwise is None}
+
+
 class JudgeScorer:
     """Thread-safe scorer over an experiment's per-condition judges."""
 
@@ -124,6 +167,8 @@ class JudgeScorer:
         self.fence = fence
         self._lock = threading.Lock()
         self._bound: dict[str, tuple[list[Bound], list[str]]] = {}
+        self._digest: dict[str, str] = {}
+        self._digests: dict[str, dict[str, str]] = {}
 
     def _config(self, condition_id: str) -> EvalConfig:
         effective = getattr(self.exp, "effective", {}) or {}
@@ -142,14 +187,20 @@ class JudgeScorer:
                     impl = build_judge(block, cfg, self.exp.loaded.base_dir, self.cache,
                                        self.policy, where=f"judges[{i}]({block.name})",
                                        fence=self.fence)
-                    weight = comp.weights.get(block.name, block.weight) if comp else block.weight
-                    gate = block.gate or bool(comp and block.name in comp.gates)
-                    bound.append((block, impl, weight, gate))
+                    bound.append((block, impl, *weight_gate(cfg, block)))
                 names = [b[0].name for b in bound]
                 entering = [n for n in names if comp is None or comp.judges is None
                             or n in comp.judges]
                 self._bound[condition_id] = (bound, entering)
+                self._digest[condition_id] = judges_digest(bound, entering, cfg)
+                self._digests[condition_id] = {b.name: judge_digest(b, w, g)
+                                               for b, _, w, g in bound}
             return self._bound[condition_id]
+
+    def judge_digests(self, condition_id: str) -> dict[str, str]:
+        """{judge name: :func:`judge_digest`} of a condition's (non-pairwise) judges."""
+        self.bind(condition_id)
+        return dict(self._digests[condition_id])
 
     def score(self, sample: Sample) -> ScoreResult:
         """Every non-pairwise judge on one sample, and the composite."""
@@ -162,7 +213,21 @@ class JudgeScorer:
             composite, errored = reward_composite(scores, [b for b, *_ in bound], reward_block)
         else:
             composite, errored = combine(scores, entering)
-        return ScoreResult(scores=scores, composite=composite, composite_errored=errored)
+        return ScoreResult(scores=scores, composite=composite, composite_errored=errored,
+                           judges_digest=self._digest.get(sample.condition_id, ""))
+
+
+def judges_digest(bound: list[Bound], entering: list[str], cfg: EvalConfig) -> str:
+    """First 12 hex digits of SHA-256 over the judge specs as bound (each block without its
+    description, with its weight and gate), the entering names and the reward block: a
+    comparison calls a case whose digest changed ``modified``, never improved/regressed."""
+    import hashlib
+    import json
+
+    specs = [judge_spec(block, weight, gate) for block, _, weight, gate in bound]
+    reward = cfg.reward.model_dump(mode="json") if cfg.reward is not None else None
+    text = json.dumps([specs, entering, reward], sort_keys=True, default=str)
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
 def cache_path(runs_dir: str | Path, eval_name: str) -> Path:

@@ -54,15 +54,48 @@ def _checks(block: ThresholdsBlock) -> list[tuple[str, str, float, ThresholdSpec
             out.append((name, "min_pass_rate", spec.min_pass_rate, spec))
         if spec.min_mean is not None:
             out.append((name, "min_mean", spec.min_mean, spec))
+        if spec.max_error_rate is not None:
+            out.append((name, "max_error_rate", spec.max_error_rate, spec))
     return out
 
 
-def evaluate_thresholds(frame: pd.DataFrame, config: Any) -> list[dict[str, Any]]:
+def win_rate_results(block: ThresholdsBlock, pairwise: dict[str, Any] | None
+                     ) -> list[dict[str, Any]]:
+    """``min_win_rate`` of pairwise judges: one result per compared pair (its ``a``
+    condition's win rate in pairwise.json); a judge with no comparison fails (value None)."""
+    out: list[dict[str, Any]] = []
+    judges = (pairwise or {}).get("judges", {})
+    for name, spec in block.judges.items():
+        if spec.min_win_rate is None:
+            continue
+        pairs = judges.get(name, {}).get("pairs", [])
+        for pair in pairs or [{}]:
+            summary = pair.get("summary", {})
+            value = summary.get("win_rate")
+            out.append({"condition_id": pair.get("a"), "levels": pair.get("levels_a", {}),
+                        "target": name, "metric": "min_win_rate", "value": value,
+                        "threshold": spec.min_win_rate, "against": pair.get("b"),
+                        "passed": value is not None and value >= spec.min_win_rate,
+                        "n": summary.get("n", 0), "n_errored": summary.get("errored", 0)})
+    return out
+
+
+def evaluate_thresholds(frame: pd.DataFrame, config: Any,
+                        pairwise: dict[str, Any] | None = None,
+                        samples: pd.DataFrame | None = None) -> list[dict[str, Any]]:
     """One result per (condition, target, metric): {condition_id, levels, target, metric,
-    value, threshold, passed, n, n_errored}."""
+    value, threshold, passed, n, n_errored}; ``max_error_rate`` passes at or below its
+    threshold; ``min_win_rate`` reads the pairwise document (:func:`win_rate_results`).
+
+    ``samples``: the per-attempt table of the analysis' pass rule (columns condition_id,
+    passed: 1/0, NaN when errored); when given, the composite ``min_pass_rate`` is its
+    pass rate, so thresholds, reports and comparisons count passes the same way."""
     block = _block(config)
-    if block is None or frame.empty:
+    if block is None:
         return []
+    wins = win_rate_results(block, pairwise)
+    if frame.empty:
+        return wins
     factors = list(frame.attrs.get("factors", []))
     results: list[dict[str, Any]] = []
     for cid, group in frame.groupby("condition_id", sort=False, observed=True):
@@ -72,6 +105,25 @@ def evaluate_thresholds(frame: pd.DataFrame, config: Any) -> list[dict[str, Any]
             rows = group[group["judge"] == target]
             usable = rows[~rows["errored"].astype(bool) & rows["value"].notna()]
             value: float | None = None
+            if metric == "max_error_rate":  # errored / (errored + scored); skips not counted
+                n_err = int(rows["errored"].astype(bool).sum())
+                total = n_err + len(usable)
+                value = n_err / total if total else 0.0
+                results.append({
+                    "condition_id": str(cid), "levels": levels, "target": target,
+                    "metric": metric, "value": value, "threshold": threshold,
+                    "passed": value <= threshold, "n": len(usable), "n_errored": n_err})
+                continue
+            if samples is not None and target == "composite" and metric == "min_pass_rate":
+                mine = samples.loc[samples["condition_id"].astype(str) == str(cid), "passed"]
+                usable, n_all = mine[mine.notna()], len(mine)
+                value = float(usable.mean()) if len(usable) else None
+                results.append({
+                    "condition_id": str(cid), "levels": levels, "target": target,
+                    "metric": metric, "value": value, "threshold": threshold,
+                    "passed": value is not None and value >= threshold,
+                    "n": len(usable), "n_errored": n_all - len(usable)})
+                continue
             if len(usable):
                 if metric == "min_mean":
                     value = float(usable["value"].mean())
@@ -83,4 +135,4 @@ def evaluate_thresholds(frame: pd.DataFrame, config: Any) -> list[dict[str, Any]
                 "passed": value is not None and value >= threshold,
                 "n": len(usable), "n_errored": len(rows) - len(usable),
             })
-    return results
+    return results + wins

@@ -17,12 +17,10 @@ from typing import Any
 
 from eval_harness.config.templates import brace_fields, mustache_fields
 from eval_harness.errors import ConfigError
+from eval_harness.runner.cli import BUILTIN_PLACEHOLDERS
 
 OUTPUT_FIELDS = {"modified_files", "exit_code", "stdout", "stderr", "output", "files", "latency_s", "cost_usd",
                  "tokens", "tool_calls", "trace"}
-CLI_PLACEHOLDERS = {"model", "effort", "subagent_model", "workspace", "output_dir", "timeout",
-                    "config_dir", "input_json", "input_file", "case_id", "replication",
-                    "condition_id"}
 
 
 def check_source(body: str) -> str:
@@ -95,7 +93,8 @@ def _strings(value: Any) -> list[str]:
 
 
 def _check_template(text: str, fields: set[str], where: str,
-                    expected: set[str] | None = None) -> None:
+                    expected: set[str] | None = None,
+                    judge_arguments: dict[str, Any] | None = None) -> None:
     for ref in mustache_fields(text):
         root, _, rest = ref.partition(".")
         if root == "expected" and expected is not None:
@@ -106,7 +105,13 @@ def _check_template(text: str, fields: set[str], where: str,
                                   hint="expected fields: " + (", ".join(sorted(expected)) or
                                                               "none (expected is not a mapping)"))
             continue
-        if root == "input" or root == "arguments":
+        if root == "arguments" and judge_arguments is not None:
+            name = rest.split(".")[0]
+            if name and name not in judge_arguments:
+                raise ConfigError(f"template references `{ref}` but the judge's arguments "
+                                  f"have no `{name}`", path=where,
+                                  hint="arguments: " + ", ".join(sorted(judge_arguments)))
+        elif root == "input" or root == "arguments":
             name = rest.split(".")[0]
             if name and name not in fields:
                 raise ConfigError(f"template references `{ref}` but not every case input has "
@@ -117,7 +122,7 @@ def _check_template(text: str, fields: set[str], where: str,
             if name and name not in OUTPUT_FIELDS and not re.fullmatch(r"annotation_\w+_content", name):
                 raise ConfigError(f"template references unknown `{ref}`", path=where,
                                   hint="outputs fields: " + ", ".join(sorted(OUTPUT_FIELDS)))
-        elif root not in ("expected", "annotations", "case_id"):
+        elif root not in ("expected", "annotations", "case_id", "conversation", "tool_trace"):
             raise ConfigError(f"template references unknown `{ref}`", path=where,
                               hint="use input.<field>, outputs.<field> or expected")
 
@@ -130,14 +135,17 @@ def validate_judges(exp: Any) -> list[str]:
     warnings: list[str] = []
     if cfg.execution.prompt:
         _check_template(cfg.execution.prompt, fields, "execution.prompt", expected)
+    for i, step in enumerate(cfg.execution.steps):
+        if step.prompt:
+            _check_template(step.prompt, fields, f"execution.steps[{i}].prompt", expected)
     if cfg.runner is not None and cfg.runner.type == "cli" and cfg.runner.command:
         command = cfg.runner.command
         text = command if isinstance(command, str) else " ".join(command)
         for name in brace_fields(text):
-            if name not in CLI_PLACEHOLDERS and name not in fields:
+            if name not in BUILTIN_PLACEHOLDERS and name not in fields:
                 raise ConfigError(f"command placeholder `{{{name}}}` is neither a built-in nor "
                                   "a field of every case input", path="runner.command",
-                                  hint="built-ins: " + ", ".join(sorted(CLI_PLACEHOLDERS)))
+                                  hint="built-ins: " + ", ".join(sorted(BUILTIN_PLACEHOLDERS)))
     for i, judge in enumerate(cfg.judges):
         where = f"judges[{i}]({judge.name})"
         if judge.check is not None:
@@ -150,7 +158,7 @@ def validate_judges(exp: Any) -> list[str]:
                                   hint="paths are relative to the config file")
             prompt = path.read_text(encoding="utf-8")
         if prompt is not None:
-            _check_template(prompt, fields, where + ".prompt", expected)
+            _check_template(prompt, fields, where + ".prompt", expected, judge.arguments)
             if judge.score_range is None:
                 warnings.append(f"judge `{judge.name}` has no score_range: its verdict is read "
                                 "as a boolean")
@@ -165,6 +173,19 @@ def validate_judges(exp: Any) -> list[str]:
             warnings.append(f"judge `{judge.name}`: `timeout` applies to code judges (check, "
                             "module) only; it is ignored here")
     _check_cross_refs(cfg)
+    if cfg.reward is not None:
+        from eval_harness.judges.reward import formula_names
+
+        names = {j.name for j in cfg.judges}
+        unknown = sorted(set(cfg.reward.weights) - names)
+        if unknown:
+            warnings.append(f"reward.weights names no judge: {', '.join(unknown)} (it "
+                            "contributes nothing, as in agent-eval-harness)")
+        formula = (cfg.reward.formula or "weighted").strip()
+        ghosts = sorted(formula_names(formula) - names) if formula != "weighted" else []
+        if ghosts:
+            warnings.append(f"reward.formula names no judge: {', '.join(ghosts)}: every "
+                            "sample's reward is errored (agent-eval-harness scores it 0)")
     _build_all(exp)
     warnings.extend(_pairwise_warnings(exp))
     from eval_harness.judges.lint import lint_dataset
@@ -173,8 +194,8 @@ def validate_judges(exp: Any) -> list[str]:
     return warnings
 
 
-BOOLEAN_BUILTINS = ("exact_match", "contains", "regex", "tool_calls", "tool_called", "latency",
-                    "cost", "json_schema")
+BOOLEAN_BUILTINS = ("exact_match", "contains", "regex", "tool_calls", "tool_called", "max_steps",
+                    "latency", "cost", "json_schema")
 
 
 def _check_kind(judge: Any, where: str) -> list[str]:
@@ -190,7 +211,7 @@ def _check_kind(judge: Any, where: str) -> list[str]:
             warnings.append(f"judge `{judge.name}` is deterministic: samples > 1 only repeats it")
     if kind in BOOLEAN_BUILTINS and judge.score_range is not None:
         warnings.append(f"judge `{judge.name}` is boolean: its score_range is ignored")
-    numeric = kind == "entity_coverage" or (kind not in BOOLEAN_BUILTINS
+    numeric = kind in ("entity_coverage", "retrieval") or (kind not in BOOLEAN_BUILTINS
                                             and judge.score_range is not None)
     if judge.gate and (numeric or kind == "pairwise"):
         raise ConfigError("gate: true needs a boolean judge", path=f"{where}.gate",

@@ -17,6 +17,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 DEFAULT_RANGE = (0.0, 1.0)
+#: the largest judge value (or score_range bound) accepted: squares of larger values
+#: overflow in the sums of squares, and charts get infinite axes
+MAX_ABS_VALUE = 1e150
 
 
 class JudgeFailure(Exception):
@@ -47,6 +50,9 @@ def classify(value: Any, rng: tuple[float, float]) -> tuple[str, float | bool]:
         number = float(value)
         if not math.isfinite(number):
             raise JudgeFailure(f"judge returned a non-finite value {value!r}")
+        if abs(number) > MAX_ABS_VALUE:
+            raise JudgeFailure(f"judge returned {value!r}, too large to analyse (|value| > "
+                               f"{MAX_ABS_VALUE:g}); rescale the judge")
         lo, hi = rng
         if number < lo or number > hi:
             raise JudgeFailure(f"value {value!r} is outside score_range [{lo:g}, {hi:g}] "

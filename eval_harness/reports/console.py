@@ -102,6 +102,8 @@ def print_tables(console: Console, report: Mapping[str, Any], *, show_all_cases:
     head = (f"{safe_text(report.get('eval') or 'eval', newlines=False)}: {len(report.get('conditions') or [])} conditions × "
             f"{design.get('n_cases', '?')} cases × {design.get('replications', '?')} replications")
     console.print(Text(head, style="" if plain else "bold"))
+    if report.get("pass_rule"):
+        _note(console, f"pass rule: {safe_text(report['pass_rule'])}", plain)
     for line in report.get("data_notes") or []:
         _note(console, f"data: {safe_text(line)}", plain)
     for t in all_tables(report, show_all_cases=show_all_cases):

@@ -64,6 +64,7 @@ def render_dry_run(summary: dict[str, Any], console: Console | None = None) -> N
     else:
         line = "cost: unknown (pass --avg-cost-per-run or set execution.max_budget_usd)"
     console.print(line)
+    _print_table_estimate(console, est.get("table"))
     if est.get("time_s") is not None:
         console.print(f"estimated time: {_duration(est['time_s'])} at the chosen concurrency")
     power = summary.get("power")
@@ -72,6 +73,28 @@ def render_dry_run(summary: dict[str, Any], console: Console | None = None) -> N
     for warning in summary["warnings"]:
         console.print(f"[yellow]warning:[/yellow] {escape(str(warning))}")
     console.print("[green]valid[/green]: nothing was run")
+
+
+def _print_table_estimate(console: Console, table: dict[str, Any] | None) -> None:
+    """Per condition and per judge: point and upper bound (price table × tokens)."""
+    if not table:
+        return
+    grid = Table(title=Text(f"cost by price table ({table['price_table_date']})"))
+    for col in ("condition / judge", "model", "tokens from", "point", "upper bound"):
+        grid.add_column(col, justify="right" if col in ("point", "upper bound") else "left")
+    rows = table["conditions"][:MAX_ROWS] + table["judges"]
+    for row in rows:
+        name = row.get("label") or row.get("condition_id") or f"judge {row.get('judge')}"
+        grid.add_row(Text(str(name)), Text(str(row["model"])), row["tokens"],
+                     _money(row["point_usd"]), _money(row["upper_usd"]))
+    grid.add_row("total", "", "", _money(table["point_usd"]), _money(table["upper_usd"]))
+    console.print(grid)
+    if table.get("judges_share") is not None:
+        console.print(f"judges' share of the point estimate: {table['judges_share']:.0%}")
+    if table["unpriced_models"]:
+        names = ", ".join(table["unpriced_models"])
+        console.print(f"[yellow]no price for[/yellow] {escape(names)}: add them under "
+                      "`pricing:` (USD per 1M tokens) for a complete estimate")
 
 
 def _render_shard(console: Console, shard: dict[str, Any]) -> None:

@@ -51,6 +51,8 @@ def _headline(report: Mapping[str, Any]) -> list[str]:
         f"{md_escape(report.get('response'))}, correction {md_escape(report.get('correction'))}, "
         f"α = {report.get('alpha')}."
     ]
+    if report.get("pass_rule"):
+        lines.append(f"- Pass rule: {md_escape(report['pass_rule'])}.")
     terms = (report.get("anova") or {}).get("terms") or []
     sig = [t for t in terms if t.get("significant") is True]
     if not terms:
@@ -77,7 +79,7 @@ def _headline(report: Mapping[str, Any]) -> list[str]:
 
 def render_markdown(report: Mapping[str, Any]) -> str:
     """The Markdown report text (ends with a newline)."""
-    title = md_escape(report.get("eval") or "eval")
+    title = md_escape(report.get("title") or report.get("eval") or "eval")
     out = [f"## {title}: factorial evaluation report", "", *_headline(report), ""]
     for t in all_tables(report):
         if t.key == "grid":

@@ -15,6 +15,7 @@ from typing import Any
 import pandas as pd
 
 from eval_harness.analysis.compare.build import condition_table
+from eval_harness.analysis.compare.verdicts import VerdictRule
 from eval_harness.reports import fmt
 from eval_harness.reports import summaries as sm
 
@@ -38,6 +39,8 @@ def _terms(anova: Mapping[str, Any]) -> list[dict[str, Any]]:
                 "p_raw": t.get("p_raw"),
                 "p_adjusted": t.get("p_adjusted"),
                 "partial_eta_sq": t.get("partial_eta_sq"),
+                "partial_eta_sq_error": t.get("partial_eta_sq_error"),
+                "ges": t.get("ges"),
                 "significant": t.get("significant"),
             }
         )
@@ -227,6 +230,16 @@ def _pareto(conditions: list[dict[str, Any]]) -> dict[str, Any]:
     return {"x": None, "y": "mean", "frontier": []}
 
 
+def _rule_of(comparisons: Mapping[str, Any] | None) -> VerdictRule:
+    """The pass rule recorded in ``comparisons.json`` (``verdict_rule``), else the default:
+    a regenerated report counts passes as the analysis did."""
+    rec = (comparisons or {}).get("verdict_rule") or {}
+    if not rec:
+        return VerdictRule()
+    return VerdictRule(pass_mark=float(rec.get("pass_mark", 0.5)),
+                       judges=tuple(rec.get("judges") or ()), gates=tuple(rec.get("gates") or ()))
+
+
 def build_report(
     *,
     anova: Mapping[str, Any],
@@ -236,6 +249,7 @@ def build_report(
     thresholds: list[dict[str, Any]] | None = None,
     pairwise: Mapping[str, Any] | None = None,
     generated_at: str | None = None,
+    title: str | None = None,
     tables: tuple[pd.DataFrame, pd.DataFrame] | None = None,
 ) -> dict[str, Any]:
     """The report document (schema_version 1, see docs/reports.md).
@@ -243,7 +257,8 @@ def build_report(
     ``tables``: (samples, case verdicts) of ``frame`` under the default verdict rule, when
     the caller already built them (``analysis.compare.verdicts.verdict_tables``)."""
     frame = _with_design_order(frame, anova)
-    samples, cases = tables if tables is not None else sm.verdict_tables(frame)
+    samples, cases = tables if tables is not None else sm.verdict_tables(
+        frame, _rule_of(comparisons))
     conds = condition_table(frame)  # once: rows, marginal means
     conditions = _in_level_order(sm.condition_rows(frame, samples, cases, conds),
                                  frame.attrs.get("levels") or {})
@@ -267,6 +282,7 @@ def build_report(
         "kind": KIND,
         "generated_at": generated_at,
         "eval": ", ".join(evals) or None,
+        "title": title,  # the config's `title` (agent-eval-harness): the report heading
         "response": anova.get("response", "composite"),
         "method": anova.get("method"),
         "correction": anova.get("correction"),
@@ -276,6 +292,7 @@ def build_report(
         "factors": factors,
         "level_display": display,
         "reference": ref,
+        "pass_rule": ((comparisons or {}).get("verdict_rule") or {}).get("text"),
         "conditions": conditions,
         "anova": {
             "available": bool(anova.get("terms")) or bool(anova.get("excluded_terms")),

@@ -30,7 +30,7 @@ def comparisons_table(report: Mapping[str, Any]) -> TextTable:
     refs = {"baseline" if r.get("kind") == "baseline" else
             str(r.get("reference_id") or r.get("reference")) for r in recs}
     one_ref = len(refs) == 1
-    cols = ["candidate", "vs", "verdict", "Δ pass rate [95% CI]", "p", "regr.", "impr.",
+    cols = ["candidate", "vs", "verdict", "Δ pass rate [95% CI over cases]", "p", "regr.", "impr.",
             "n", "other"]
     t = TextTable("comparisons", "Regression comparisons", cols,
                   align=["l", "l", "l", "r", "r", "r", "r", "r", "l"],
@@ -69,7 +69,9 @@ def comparisons_table(report: Mapping[str, Any]) -> TextTable:
     if recs:
         t.notes.insert(0, "verdict regressed / improved: significant pass-rate permutation "
                           "test; else per-case: mixed, cases regressed / improved, unchanged; "
-                          "regr. / impr.: cases whose pass rate fell / rose")
+                          "regr. / impr.: cases whose pass rate fell / rose; Δ pass rate CI: "
+                          "two-level bootstrap over cases (cases, then attempts within a "
+                          "case); p: case-stratified paired permutation test")
     return t
 
 

@@ -17,6 +17,7 @@ from typing import Any
 from eval_harness.judges.api import Sample, Scorer, ScoreResult
 from eval_harness.retrying import Backoff, call_with_backoff
 from eval_harness.runner.base import Runner, RunRequest, RunResult
+from eval_harness.runner.scrub import scrub_result
 from eval_harness.runner.workspace import annotation_contents
 from eval_harness.store.records import CaseRecord, JudgeScore
 from eval_harness.store.rundirs import utc_now
@@ -26,11 +27,20 @@ from eval_harness.store.writer import outputs_dict, record_json, write_outputs, 
 def call_with_retries(runner: Runner, request: RunRequest, retries: int, backoff: Backoff,
                       stop: threading.Event) -> tuple[RunResult, int]:
     """Run until not transient, out of retries, or ``stop`` is set; (last result, attempts)
-    (the policy: :mod:`eval_harness.retrying`)."""
-    return call_with_backoff(lambda: runner.run(request),
-                             transient=lambda r: r.failure == "transient",
-                             retry_after=lambda r: r.retry_after, retries=retries,
-                             backoff=backoff, stop=stop)
+    (the policy: :mod:`eval_harness.retrying`). Attempts include the calls a wrapper made
+    itself (the adaptive limiter's rate-limit retries: ``RunResult.extra_attempts``)."""
+    extra = 0
+
+    def call() -> RunResult:
+        nonlocal extra
+        result = scrub_result(runner.run(request))  # valid text, no over-deep reply
+        extra += result.extra_attempts
+        return result
+
+    result, attempts = call_with_backoff(call, transient=lambda r: r.failure == "transient",
+                                         retry_after=lambda r: r.retry_after, retries=retries,
+                                         backoff=backoff, stop=stop)
+    return result, attempts + extra
 
 
 def score_sample(scorer: Scorer | None, sample: Sample) -> tuple[ScoreResult | None, str | None]:
@@ -46,12 +56,13 @@ def score_sample(scorer: Scorer | None, sample: Sample) -> tuple[ScoreResult | N
 def finish_cell(
     *, request: RunRequest, result: RunResult, attempts: int, scorer: Scorer | None,
     expected: Any, annotations: dict[str, Any], case_hash: str, tags: dict[str, Any],
-    digest: str, run_id: str, extra: dict[str, Any] | None = None,
+    digest: str, run_id: str, extra: dict[str, Any] | None = None, store_trace: bool = True,
 ) -> CaseRecord:
     """Write outputs, judge an ok result, write ``record.json``; return the record."""
     data = finish_cell_data(request=request, result=result, attempts=attempts, scorer=scorer,
                             expected=expected, annotations=annotations, case_hash=case_hash,
-                            tags=tags, digest=digest, run_id=run_id, extra=extra)
+                            tags=tags, digest=digest, run_id=run_id, extra=extra,
+                            store_trace=store_trace)
     data = dict(data)
     judged = {name: JudgeScore.model_validate(s) for name, s in data.pop("scores").items()}
     del data["schema_version"]
@@ -61,12 +72,12 @@ def finish_cell(
 def finish_cell_data(
     *, request: RunRequest, result: RunResult, attempts: int, scorer: Scorer | None,
     expected: Any, annotations: dict[str, Any], case_hash: str, tags: dict[str, Any],
-    digest: str, run_id: str, extra: dict[str, Any] | None = None,
+    digest: str, run_id: str, extra: dict[str, Any] | None = None, store_trace: bool = True,
 ) -> dict[str, Any]:
     """:func:`finish_cell`, returning the record as written to ``record.json`` (a JSON
     dict; the engine reads a few fields, so no model is built per cell)."""
     case_dir = str(request.case_dir)
-    write_outputs(case_dir, result, attempts)
+    write_outputs(case_dir, result, attempts, store_trace)
     status, reason = ("ok", None) if result.ok else ("errored", result.reason or result.failure)
     scores: ScoreResult | None = None
     if status == "ok":
@@ -82,17 +93,26 @@ def finish_cell_data(
         "case_id": request.case_id, "condition_id": request.condition_id,
         "replication": request.replication, "config_digest": digest, "case_hash": case_hash,
         "status": status, "reason": reason, "exit_code": result.exit_code,
-        "latency_s": result.latency_s, "cost_usd": result.cost_usd,
+        # a cache hit's latency is not this run's: kept apart, never analysed as latency
+        "latency_s": None if result.cache_hit else result.latency_s, "cost_usd": result.cost_usd,
         "tokens": result.total_tokens(), "tool_calls": result.tool_calls, "tags": tags,
         "composite": scores.composite if scores else None,
         "composite_errored": scores.composite_errored if scores else False,
+        "judges_digest": scores.judges_digest if scores else "",
         "finished_at": utc_now(),
         # added fields (records.py allows extras): provenance and token split
         "run_id": run_id, "attempts": attempts, "input_tokens": result.input_tokens,
         "output_tokens": result.output_tokens, "levels": request.levels, **(extra or {}),
     }
+    if result.cost_source is not None:
+        data["cost_source"] = result.cost_source
+    if result.cache_hit:
+        data.update(cache_hit=True, cached_latency_s=result.latency_s)
     if result.notes:
         data["notes"] = list(result.notes)
+    digests = getattr(scorer, "judge_digests", None)
+    if scores is not None and callable(digests):  # which judge specs gave these verdicts
+        data["judge_digests"] = digests(request.condition_id)
     judged = dict(scores.scores) if scores else {}
     # built from trusted fields: written without a pydantic validate + dump round trip
     # (a third of the per-cell Python time for a cheap cell); for the same reason the

@@ -2,25 +2,35 @@
 
 argv: ``claude -p <prompt> --output-format json --model <model>`` plus ``--effort <effort>``,
 ``--max-budget-usd <runner.max_budget_usd>`` when set, and ``runner.extra_args``; the
-subagent model goes in ``CLAUDE_CODE_SUBAGENT_MODEL``. ``runner.command`` (a string or
+subagent model goes in ``CLAUDE_CODE_SUBAGENT_MODEL``. The agent-eval-harness runner keys
+(``system_prompt``, ``permission_mode``, ``plugin_dirs``, ``settings``, ``workspace_mode``,
+compiled ``permissions``) become flags as :mod:`eval_harness.runner.claude_settings` says. ``runner.command`` (a string or
 list) replaces the ``claude`` executable (e.g. a wrapper script). The run's workspace
 (``cases/<id>/workspace``) is the working directory. The JSON reply's ``result``,
 ``total_cost_usd`` (Claude Code states the cost, so it is recorded), ``usage`` and
 ``is_error`` are read; ``is_error: true`` ends the cell errored with its ``subtype``.
+``runner.output_format: stream-json`` runs ``--output-format stream-json --verbose``
+instead: the same final result, plus every tool call and message as the case's trace
+(:mod:`eval_harness.runner.stream_json`).
 Files the run creates or changes in the workspace are the judges' ``outputs.modified_files``.
+Its runs are cached like API calls (``cache_spec``; docs/cost.md): a hit rewrites the logs
+and gives the judges the recorded files, but does not recreate them in the workspace.
 """
 
 from __future__ import annotations
 
 import os
 import shlex
+from typing import Any
 
 from eval_harness.config.models import EvalConfig
 from eval_harness.runner.base import RunRequest, RunResult, register, tee_prefix
+from eval_harness.runner.claude_settings import agent_flags, stage_agent_files
 from eval_harness.runner.cli import classify_exit, context_env, fill_from_reply, parse_json_reply
 from eval_harness.runner.llm import user_message
 from eval_harness.runner.process import ProcessGroup
-from eval_harness.runner.workspace import modified_files, snapshot
+from eval_harness.runner.stream_json import trace_from_stream
+from eval_harness.runner.workspace import copy_case_files, modified_files, snapshot
 
 
 class ClaudeCodeRunner:
@@ -34,6 +44,7 @@ class ClaudeCodeRunner:
             self.exe = [str(c) for c in command]
         else:
             self.exe = shlex.split(command) if command else ["claude"]
+        self.stream = bool(config.runner and config.runner.output_format == "stream-json")
 
     def cancel_all(self) -> None:
         """Stop every process in flight."""
@@ -42,7 +53,8 @@ class ClaudeCodeRunner:
     def build_argv(self, request: RunRequest) -> list[str]:
         """The claude argv for one cell."""
         runner = self.config.runner
-        argv = [*self.exe, "-p", user_message(self.config, request), "--output-format", "json"]
+        fmt = ["stream-json", "--verbose"] if self.stream else ["json"]
+        argv = [*self.exe, "-p", user_message(self.config, request), "--output-format", *fmt]
         if request.model is not None:
             argv += ["--model", str(request.model)]
         if request.effort is not None:
@@ -52,7 +64,26 @@ class ClaudeCodeRunner:
             budget = self.config.execution.max_budget_usd
         if budget is not None:
             argv += ["--max-budget-usd", f"{budget:g}"]
+        if runner is not None:
+            argv += agent_flags(runner, request.case_dir)
         return argv + list(runner.extra_args if runner else [])
+
+    def cache_spec(self, request: RunRequest) -> dict[str, Any]:
+        """What identifies this cell's run for the model-call cache: the argv (the prompt
+        in it), and the environment the agent is given beyond the inherited one, secrets
+        masked (a rotated key is the same call)."""
+        from eval_harness.config.masking import mask_argv
+        from eval_harness.redact import MASK, redact
+
+        secrets = set(request.secrets)
+        env = {**self.config.execution.env, **context_env(request)}
+        if request.subagent_model is not None:
+            env["CLAUDE_CODE_SUBAGENT_MODEL"] = str(request.subagent_model)
+        return {"provider": "claude-code", "endpoint": "claude-code",
+                "model": str(request.model),
+                "request": {"argv": mask_argv(self.build_argv(request), list(secrets)),
+                            "env": {k: MASK if v in secrets else redact(v)
+                                    for k, v in sorted(env.items())}}}
 
     def run(self, request: RunRequest) -> RunResult:
         """Run claude; parse its JSON result."""
@@ -61,6 +92,10 @@ class ClaudeCodeRunner:
         cfg = self.config
         workspace = request.case_dir / "workspace"
         workspace.mkdir(exist_ok=True)
+        if cfg.runner is not None:
+            stage_agent_files(cfg.runner, request.config_dir, request.case_dir, workspace)
+        if cfg.dataset is not None and cfg.dataset.workspace is not None:
+            copy_case_files(workspace, request.case_files, cfg.dataset.workspace.files)
         before = snapshot(workspace)
         argv = self.build_argv(request)
         env = {**os.environ, **cfg.execution.env, **context_env(request)}
@@ -81,7 +116,9 @@ class ClaudeCodeRunner:
         classify_exit(outcome, cfg, result)
         if reply is not None:
             fill_from_reply(result, reply, cfg.runner.pricing if cfg.runner else None,
-                            request.model)
+                            request.model, cfg.pricing)
+            if self.stream:
+                result.trace = trace_from_stream(outcome.stdout)
             # claude's own account beats a bare exit code (it often exits 1 with is_error);
             # quota/transient exit codes, timeouts and crashes keep their classification
             plain_exit = result.failure == "error" and (result.reason or "").startswith("exit code")

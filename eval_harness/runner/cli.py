@@ -13,8 +13,10 @@ any) goes to stdin. The working directory is ``{config_dir}``; ``{workspace}`` a
 lays it out (:mod:`eval_harness.runner.workspace`).
 
 ``output_format: text`` — stdout (stripped) is the answer. ``json`` — stdout is one JSON
-object ``{output, cost_usd?, usage?: {input_tokens, output_tokens}, steps?: [{tool,
-arguments}]}``; when other lines precede it, the last line holding a JSON object is used.
+object ``{output, cost_usd?, usage?: {input_tokens, output_tokens}, steps?: [step...]}``
+(a step is ``{kind, name, input, output, started, duration, children}`` or the older
+``{tool, arguments}``; see :mod:`eval_harness.trace.model`); when other lines precede it,
+the last line holding a JSON object is used.
 """
 
 from __future__ import annotations
@@ -35,19 +37,21 @@ from eval_harness.config.templates import render_arguments, render_braces, rende
 from eval_harness.runner.base import (
     RunRequest,
     RunResult,
-    price,
     register,
     tee_prefix,
     usage_tokens,
 )
 from eval_harness.runner.process import ProcessGroup, ProcessOutcome
+from eval_harness.runner.scrub import loads_reply
 from eval_harness.runner.workspace import (
     Snapshot,
     collect_paths,
+    copy_case_files,
     modified_files,
     snapshot,
     stage_workspace,
 )
+from eval_harness.trace.model import build_trace
 
 #: a ``{name}`` placeholder (as render_braces reads it; ``{{`` / ``}}`` are literal)
 _PLACEHOLDER = re.compile(r"(?<!\{)\{([A-Za-z_][A-Za-z0-9_]*)\}(?!\})")
@@ -83,7 +87,7 @@ def parse_json_reply(text: str, tail: str = "") -> dict[str, Any] | None:
     stripped = text.strip()
     if stripped.startswith("{"):
         try:
-            value = json.loads(stripped)
+            value = loads_reply(stripped)
             if isinstance(value, dict):
                 return value
         except ValueError:
@@ -92,7 +96,7 @@ def parse_json_reply(text: str, tail: str = "") -> dict[str, Any] | None:
         line = line.strip()
         if line.startswith("{") and line.endswith("}"):
             try:
-                value = json.loads(line)
+                value = loads_reply(line)
             except ValueError:
                 continue
             if isinstance(value, dict):
@@ -100,20 +104,26 @@ def parse_json_reply(text: str, tail: str = "") -> dict[str, Any] | None:
     return None
 
 
-def fill_from_reply(result: RunResult, reply: dict[str, Any], pricing: Any, model: Any) -> None:
-    """Copy output, cost, usage and steps from a reply object into ``result``."""
+def fill_from_reply(result: RunResult, reply: dict[str, Any], pricing: Any, model: Any,
+                    price_block: Any = None) -> None:
+    """Copy output, cost, usage and steps from a reply object into ``result``; an unstated
+    cost is priced from ``price_block`` (the eval's ``pricing:``), ``pricing``
+    (``runner.pricing``) or the shipped table (:mod:`eval_harness.pricing.table`)."""
     out = reply.get("output", reply.get("result", ""))
     result.output = out if isinstance(out, str) else json.dumps(out, default=str)
     cost = reply.get("cost_usd", reply.get("total_cost_usd"))
     if (isinstance(cost, (int, float)) and not isinstance(cost, bool) and math.isfinite(cost)
             and cost >= 0):  # NaN, Infinity or a negative cost is not a known cost
-        result.cost_usd = float(cost)
+        result.cost_usd, result.cost_source = float(cost), "reported"
     result.input_tokens, result.output_tokens, result.tokens = usage_tokens(reply.get("usage"))
     steps = reply.get("steps", reply.get("tool_calls"))
     if isinstance(steps, list):
-        result.steps = [s if isinstance(s, dict) else {"tool": str(s)} for s in steps]
+        result.trace = build_trace(steps)
     if result.cost_usd is None:
-        result.cost_usd = price(pricing, model, result.input_tokens, result.output_tokens)
+        from eval_harness.pricing.table import price_usage
+
+        result.cost_usd, result.cost_source = price_usage(model, reply.get("usage"),
+                                                          price_block, pricing)
     result.raw = reply
 
 
@@ -166,7 +176,9 @@ class CliRunner:
         text = " ".join(self.template)
         runner = config.runner
         self.output_paths = list(config.outputs.paths)
-        self.needs_workspace = "{workspace}" in text or bool(self.output_paths)
+        ws = config.dataset.workspace if config.dataset else None
+        self.case_files = list(ws.files) if ws else []
+        self.needs_workspace = "{workspace}" in text or bool(self.output_paths or self.case_files)
         self.needs_output = "{output_dir}" in text or bool(runner and runner.output_file)
         self.procs = ProcessGroup()
         # pre-encoded once: Popen would otherwise fsencode every variable for every cell
@@ -258,6 +270,7 @@ class CliRunner:
         if self.needs_workspace:
             stage_workspace(case_dir / "workspace", request.input, request.case_files,
                             self.output_paths)
+            copy_case_files(case_dir / "workspace", request.case_files, self.case_files)
             before = snapshot(case_dir / "workspace")
         out_dir = Path(self._output_dir(case_str))
         if self.needs_output:
@@ -311,7 +324,7 @@ class CliRunner:
                 result.failure = "error"
                 result.reason = f"malformed output: no JSON object on stdout ({snippet!r})"
                 return result
-            fill_from_reply(result, reply, runner.pricing, request.model)
+            fill_from_reply(result, reply, runner.pricing, request.model, cfg.pricing)
         else:
             result.output = text.strip()
         return result

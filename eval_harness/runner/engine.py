@@ -16,6 +16,11 @@ API::
   mark the run directories, re-raise KeyboardInterrupt (exit 130). Finished cells stay.
 - A scorer is a parameter (``None`` = no judges); a scorer exception makes the case
   ``errored`` with the reason, never a lost case and never a zero score.
+- Cost controls (docs/cost.md), each a small object the engine owns so it stays global in
+  the driver: ``options.cache`` wraps the API runners (:mod:`.cached`); one AIMD limiter
+  per endpoint (:mod:`.limiter`); the spend cap (:class:`~.budget.SpendTracker`) stops
+  launching at ``options.max_spend`` and raises BudgetExhausted (exit 3) after the cells in
+  flight finished; per-cell token / cost limits error a cell (:func:`~.budget.check_cell_limits`).
 """
 
 from __future__ import annotations
@@ -31,13 +36,16 @@ from typing import Any
 
 from eval_harness.config.envvars import env_references
 from eval_harness.config.models import EvalConfig
-from eval_harness.errors import QuotaExhausted, Terminated
+from eval_harness.errors import BudgetExhausted, QuotaExhausted, Terminated
 from eval_harness.judges.api import Scorer
 from eval_harness.matrix.builder import Condition
 from eval_harness.matrix.experiment import Experiment
 from eval_harness.retrying import CURRENT_STOP
 from eval_harness.runner.base import FATAL_FAILURES, Runner, RunRequest, build_runner
+from eval_harness.runner.budget import SpendTracker, cell_costs, check_cell_limits
+from eval_harness.runner.cached import with_cache
 from eval_harness.runner.cell import Backoff, call_with_retries, finish_cell_data
+from eval_harness.runner.limiter import Limiters, with_limiter
 from eval_harness.runner.plan import Cell, Plan, make_plan
 from eval_harness.runner.progress import Progress
 from eval_harness.runner.shard import Shard
@@ -48,7 +56,7 @@ from eval_harness.store.writer import begin_case
 
 #: engine abort -> run.json ``aborted_reason``
 _ABORT_REASONS = {"interrupt": "interrupted", "terminated": "terminated", "quota": "quota",
-                  "error": "error"}
+                  "error": "error", "budget": "budget"}
 #: seconds Ctrl-C waits for workers to wind down after their processes were stopped
 INTERRUPT_JOIN_S = 10.0
 
@@ -68,6 +76,10 @@ class EngineOptions:
     progress: str = "auto"  # auto | rich | plain | off
     fatal_after: int = 2  # quota/auth failures seen before aborting
     backoff: Backoff = field(default_factory=Backoff)
+    cache: Any = None  # eval_harness.cache.store.CallCache, or None: no model-call cache
+    max_spend: float | None = None  # USD; None: execution.max_spend, else no cap
+    adaptive: bool = True  # AIMD concurrency per endpoint on 429s
+    trace: bool = True  # store each case's trace (--no-trace: judges still see it)
     executor: str = "local"  # where a cell runs: local (threads here) | ray
     ray_address: str | None = None  # --executor ray: None = a new local cluster
 
@@ -84,7 +96,9 @@ class EngineSummary:
     spend_usd: float = 0.0
     run_dirs: list[Path] = field(default_factory=list)
     statuses: dict[str, str] = field(default_factory=dict)  # run_id -> run.json status
-    aborted: str | None = None  # None | quota | interrupt | terminated | error
+    aborted: str | None = None  # None | quota | budget | interrupt | terminated | error
+    saved_usd: float = 0.0  # cost of cache hits (not spent)
+    budget_line: str | None = None  # the spend cap's one-line summary, when it stopped the run
     reasons: Counter[str] = field(default_factory=Counter)  # errored cells: reason -> count
 
 
@@ -123,6 +137,10 @@ class Engine:
         self._by_condition: dict[str, Runner] = {}  # lock-free fast path of runner_for
         self._cond_info: dict[str, tuple[Any, Any, str]] = {}  # model, subagent, digest
         self._cases_dirs: dict[tuple[str, int], Path] = {}
+        cap = options.max_spend if options.max_spend is not None else \
+            exp.loaded.config.execution.max_spend
+        self.spend = SpendTracker(cap)
+        self.limiters = Limiters(options.concurrency) if options.adaptive else None
 
     def runner_for(self, condition_id: str) -> Runner:
         """One runner per distinct effective config (variants may differ)."""
@@ -133,7 +151,21 @@ class Engine:
         with self._lock:
             runner = self._runners.get(id(cfg))
             if runner is None:
-                runner = self._runners[id(cfg)] = self._factory(cfg)
+                if cfg.execution.steps:
+                    from eval_harness.runner.steps import StepsRunner
+
+                    runner = StepsRunner(cfg, self._factory)
+                else:
+                    runner = self._factory(cfg)
+                hooks = cfg.hooks
+                if hooks is not None and (hooks.before_each or hooks.after_each
+                                          or hooks.before_scoring):
+                    from eval_harness.runner.hooks import HookedRunner
+
+                    runner = HookedRunner(runner, cfg, self.exp.loaded.path, self.eval_dir,
+                                          self.exp.name)
+                runner = self._runners[id(cfg)] = with_cache(
+                    with_limiter(runner, self.limiters, self._stop), self.opt.cache)
             self._by_condition[condition_id] = runner
         return runner
 
@@ -144,7 +176,14 @@ class Engine:
         return make_plan(self.exp.conditions, self.exp.cases, self.exp.replications,
                          self.exp.digests, self.index, shard=self.opt.shard,
                          order=self.opt.order, seed=self.opt.seed, force=self.opt.force,
-                         retry_errors=self.opt.retry_errors)
+                         retry_errors=self.opt.retry_errors, judge_digests=self._judge_digests())
+
+    def _judge_digests(self) -> dict[str, dict[str, str]] | None:
+        """{condition: {judge: digest}} from the scorer (None: it cannot tell)."""
+        digests = getattr(self.scorer, "judge_digests", None)
+        if not callable(digests):
+            return None
+        return {c.condition_id: digests(c.condition_id) for c in self.exp.conditions}
 
     def _request(self, cell: Cell, run: RunDir) -> RunRequest:
         cond, case = cell.condition, cell.case
@@ -159,7 +198,10 @@ class Engine:
         return RunRequest(
             case_id=case.case_id, input={**case.input, **overrides} if overrides
             else dict(case.input), condition_id=cid, levels=cond.levels,
-            replication=cell.replication, model=model, effort=cond.effort,
+            replication=cell.replication, model=model,
+            # runner.effort (agent-eval-harness): the effort of conditions without a factor
+            effort=cond.effort if cond.effort is not None or eff.runner is None
+            else eff.runner.effort,
             subagent_model=subagent, config=eff, config_dir=self.exp.loaded.base_dir,
             case_dir=cases_dir / case.case_id, case_files=case.directory,
             verbose=self.opt.verbose, secrets=self.secrets,
@@ -227,7 +269,7 @@ class Engine:
             expected=cell.case.expected, annotations=cell.case.annotations,
             case_hash=case_hash, tags=tags,
             digest=self._condition_info(cell.condition)[2], run_id=run.run_id,
-            extra=self._extra(cell),
+            extra=self._extra(cell), store_trace=self.opt.trace,
         )
 
     def _extra(self, cell: Cell) -> dict[str, Any] | None:
@@ -251,6 +293,7 @@ class Engine:
         runner = self.runner_for(cell.condition.condition_id)
         retries = request.config.execution.retries
         result, attempts = call_with_retries(runner, request, retries, self.opt.backoff, self._stop)
+        check_cell_limits(result, request.config.execution)
         while result.failure in FATAL_FAILURES:
             if self._note_fatal(result.reason or result.failure):
                 return _Outcome(None, result.reason)
@@ -280,33 +323,43 @@ class Engine:
     def _worker(self, summary: EngineSummary, progress: Progress) -> None:
         """Pull cells until the queue is empty or the engine stops; account under the lock."""
         CURRENT_STOP.set(self._stop)  # judge retries in this thread stop on the abort too
-        while not self._stop.is_set():
+        while not self._stop.is_set() and self.aborted != "budget":
+            if not self.spend.launch(self._stop):
+                with self._lock:
+                    if self._queue and not self._stop.is_set():
+                        self.aborted = self.aborted or "budget"
+                return
             with self._lock:
-                if not self._queue:
-                    return
-                cell = self._queue.popleft()
+                cell = self._queue.popleft() if self._queue else None
+            if cell is None:
+                self.spend.cancel()
+                return
             try:
                 out = self.run_cell(cell)
             except BaseException as exc:  # a bug or a full disk: stop everything, re-raise
+                self.spend.cancel()
                 with self._lock:
                     self._crash = self._crash or exc
                 self._stop.set()
                 return
             rec = out.record
             if rec is None:
+                self.spend.cancel()
                 continue
-            status, cost, cid, rep = (rec["status"], rec["cost_usd"], rec["condition_id"],
-                                      rec["replication"])
+            paid, saved = cell_costs(rec)  # runner + judges; cache hits are saved, not spent
+            self.spend.settle(paid, saved)
+            status, cid, rep = rec["status"], rec["condition_id"], rec["replication"]
             entry = Entry(status, rec["config_digest"], rec["finished_at"] or "",
-                          self.run_dirs[(cid, rep)].path)
+                          self.run_dirs[(cid, rep)].path, rec.get("case_hash") or "",
+                          rec.get("judge_digests"))
             with self._lock:
                 summary.ok += status == "ok"
                 summary.errored += status == "errored"
                 if status == "errored":
                     summary.reasons[" ".join(str(rec.get("reason") or "unknown").split())[:200]] += 1
-                summary.spend_usd += cost or 0.0
+                summary.spend_usd += paid or 0.0
                 self.index.add(cid, rep, rec["case_id"], entry)
-                progress.advance(errored=status == "errored", cost=cost)
+                progress.advance(errored=status == "errored", cost=paid)
 
     def execute(self) -> EngineSummary:
         """Plan and run; raise QuotaExhausted / KeyboardInterrupt after cleaning up.
@@ -317,8 +370,9 @@ class Engine:
         """
         if self.opt.executor != "ray":
             return self._execute()
-        from eval_harness.runner.ray_executor import ray_executor
+        from eval_harness.runner.ray_executor import ray_executor, refuse_unsupported
 
+        refuse_unsupported(self.exp.effective.values())
         local = self._factory
         with ray_executor(self.opt.ray_address, self.exp.loaded.base_dir, self.opt.runs_dir,
                           self._env_names) as factory:
@@ -340,11 +394,15 @@ class Engine:
         if not plan.todo:
             return summary
         self._preflight(plan)
+        from eval_harness.runner.hooks import run_global
+
+        run_global("before_all", self.exp, self.eval_dir)  # fails: exit 2, nothing run
         wanted = [(c.condition, c.replication) for c in plan.todo]
         self.run_dirs = open_run_dirs(
             self.eval_dir, self.exp.name, wanted, self.index.run_dirs, self.exp.digests,
             self.exp.replications, str(self.opt.shard) if self.opt.shard else None)
-        progress = Progress(len(plan.todo), mode=self.opt.progress)
+        progress = Progress(len(plan.todo), mode=self.opt.progress,
+                            status=self.limiters.describe if self.limiters else None)
         self._queue = deque(plan.todo)
         workers = [threading.Thread(target=self._worker, args=(summary, progress),
                                     name=f"cell-{i}", daemon=True)
@@ -376,6 +434,12 @@ class Engine:
             self._finish(summary)
             raise self._crash
         self._finish(summary)
+        summary.saved_usd = self.spend.saved
+        if self.aborted == "budget":
+            summary.budget_line = self.spend.left_line(summary.not_run)
+            raise BudgetExhausted(summary.budget_line,
+                                  hint="rerun the same command to resume (each run gets the "
+                                       "cap afresh), or raise --max-spend")
         if self.aborted == "quota":
             raise QuotaExhausted(
                 f"stopped after repeated quota/auth failures ({self._fatal_reason}); "
@@ -384,6 +448,9 @@ class Engine:
         return summary
 
     def _finish(self, summary: EngineSummary) -> None:
+        from eval_harness.runner.hooks import run_global
+
+        run_global("after_all", self.exp, self.eval_dir)  # never fails the run
         case_ids = [c.case_id for c in self.exp.cases]
         shard = str(self.opt.shard) if self.opt.shard else None
         for run in self.run_dirs.values():

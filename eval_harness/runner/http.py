@@ -53,7 +53,7 @@ class HttpRunner:
         if not isinstance(reply.body, dict):
             result.failure, result.reason = "error", "malformed output: reply is not a JSON object"
             return result
-        fill_from_reply(result, reply.body, runner.pricing, request.model)
+        fill_from_reply(result, reply.body, runner.pricing, request.model, cfg.pricing)
         return result
 
 

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from eval_harness.runner.base import Failure
+from eval_harness.runner.scrub import loads_reply
 from eval_harness.runner.transport import MAX_RESPONSE_BYTES, TransportError, post
 
 _QUOTA = re.compile(r"insufficient_quota|credit balance|quota exceeded|exceeded your current quota"
@@ -70,6 +71,16 @@ def classify(status: int, text: str) -> tuple[Failure, str]:
     return "error", f"HTTP {status}: {snippet}"
 
 
+#: statuses meaning "slow down": the engine's adaptive limiter halves its level on them
+RATE_LIMIT_STATUSES = (429, 529)
+_RATE_LIMITED = re.compile(r"^HTTP (" + "|".join(map(str, RATE_LIMIT_STATUSES)) + r")\b")
+
+
+def is_rate_limited(failure: str, reason: str | None) -> bool:
+    """True for a transient failure that :func:`classify` made from a 429 / 529 reply."""
+    return failure == "transient" and bool(reason) and bool(_RATE_LIMITED.match(reason or ""))
+
+
 def post_json(url: str, payload: Any, headers: Mapping[str, str], timeout: float,
               max_bytes: int = MAX_RESPONSE_BYTES) -> HttpReply:
     """POST ``payload`` as JSON; never raises for network or HTTP failures.
@@ -92,8 +103,9 @@ def post_json(url: str, payload: Any, headers: Mapping[str, str], timeout: float
         return HttpReply(raw.status, None, text, latency, failure, reason,
                          parse_retry_after(raw.headers.get("Retry-After")))
     try:
-        body = json.loads(text) if text.strip() else None
-    except ValueError:
-        return HttpReply(raw.status, None, text, latency, "error",
-                         f"malformed output: response is not JSON ({text[:80]!r})", None)
+        body = loads_reply(text) if text.strip() else None
+    except ValueError as exc:
+        why = str(exc) if "nested" in str(exc) else f"response is not JSON ({text[:80]!r})"
+        return HttpReply(raw.status, None, text, latency, "error", f"malformed output: {why}",
+                         None)
     return HttpReply(raw.status, body, text, latency, "none", None, None)

@@ -9,20 +9,24 @@
   low/medium/high (or an int) becomes an extended-thinking budget of 1024/4096/16384 tokens.
 
 The user message is the rendered ``execution.prompt``, else the input's ``prompt`` /
-``question`` field, else the input as JSON. Cost comes from ``runner.pricing`` only.
+``question`` field, else the input as JSON. Cost: the eval's ``pricing:`` › ``runner.pricing`` ›
+the shipped price table (``cost_source`` in the record says which).
 """
 
 from __future__ import annotations
 
 import json
 import os
+from dataclasses import dataclass
 from typing import Any
 
 from eval_harness.config.models import EvalConfig
 from eval_harness.config.templates import render_arguments, render_value
-from eval_harness.runner.base import RunRequest, RunResult, price, register, usage_tokens
+from eval_harness.pricing.table import price_usage
+from eval_harness.runner.base import RunRequest, RunResult, register, usage_tokens
 from eval_harness.runner.http import reply_to_result
 from eval_harness.runner.httpcall import post_json
+from eval_harness.trace.model import build_trace
 
 THINKING_BUDGET = {"low": 1024, "medium": 4096, "high": 16384}
 
@@ -44,6 +48,16 @@ def user_message(config: EvalConfig, request: RunRequest) -> str:
     return json.dumps(request.input, ensure_ascii=False, default=str)
 
 
+@dataclass(frozen=True)
+class Call:
+    """One request as it will be sent (the cache key is built from all but the headers)."""
+
+    provider: str
+    url: str
+    body: dict[str, Any]
+    headers: dict[str, str]
+
+
 class _LlmRunner:
     provider = ""
 
@@ -53,19 +67,45 @@ class _LlmRunner:
     def cancel_all(self) -> None:
         """Requests end by their own timeout."""
 
-    def _finish(self, result: RunResult, usage: Any, request: RunRequest) -> RunResult:
+    def build(self, request: RunRequest) -> Call:  # pragma: no cover - overridden
+        """The request for one cell."""
+        raise NotImplementedError
+
+    def parse(self, result: RunResult, body: Any) -> None:  # pragma: no cover - overridden
+        """Fill ``result`` from a 2xx reply body (or mark it malformed)."""
+        raise NotImplementedError
+
+    def cache_spec(self, request: RunRequest) -> dict[str, Any]:
+        """What identifies this cell's call for the model-call cache (no headers)."""
+        call = self.build(request)
+        return {"provider": call.provider, "endpoint": call.url, "model": str(request.model),
+                "request": call.body}
+
+    def run(self, request: RunRequest) -> RunResult:
+        """One call."""
+        call = self.build(request)
+        reply = post_json(call.url, call.body, call.headers, self.config.execution.timeout,
+                          self.config.execution.max_response_bytes)
+        result = reply_to_result(reply)
+        if reply.failure != "none":
+            return result
+        self.parse(result, reply.body)
+        if result.failure != "none":
+            return result
+        result.raw = reply.body
+        usage = reply.body.get("usage") if isinstance(reply.body, dict) else None
         runner = self.config.runner
         result.input_tokens, result.output_tokens, result.tokens = usage_tokens(usage)
-        result.cost_usd = price(runner.pricing if runner else None, request.model,
-                                result.input_tokens, result.output_tokens)
+        result.cost_usd, result.cost_source = price_usage(
+            request.model, usage, self.config.pricing, runner.pricing if runner else None)
         return result
 
 
 class OpenAIRunner(_LlmRunner):
     """Chat completions."""
 
-    def run(self, request: RunRequest) -> RunResult:
-        """One chat completion."""
+    def build(self, request: RunRequest) -> Call:
+        """POST {base}/chat/completions."""
         runner = self.config.runner
         base = (runner.base_url if runner and runner.base_url else None) or os.environ.get(
             "OPENAI_BASE_URL") or "https://api.openai.com/v1"
@@ -84,32 +124,54 @@ class OpenAIRunner(_LlmRunner):
         headers = dict(runner.headers if runner else {})
         if key:
             headers["Authorization"] = f"Bearer {key}"
-        reply = post_json(base.rstrip("/") + "/chat/completions", body, headers,
-                          self.config.execution.timeout,
-                          self.config.execution.max_response_bytes)
-        result = reply_to_result(reply)
-        if reply.failure != "none":
-            return result
+        return Call("openai", base.rstrip("/") + "/chat/completions", body, headers)
+
+    def parse(self, result: RunResult, body: Any) -> None:
+        """choices[0].message: content and tool calls."""
         try:
-            message = reply.body["choices"][0]["message"]
+            message = body["choices"][0]["message"]
         except (KeyError, IndexError, TypeError):
-            result.failure, result.reason = "error", "malformed output: no choices[0].message"
-            return result
-        result.output = message.get("content") or ""
+            message = None
+        if not isinstance(message, dict):  # a string, a list, null: not a message object
+            result.failure, result.reason = "error", "malformed output: no choices[0].message object"
+            return
+        result.output = _text_of(message.get("content"))
         calls = message.get("tool_calls")
         if isinstance(calls, list):
-            result.steps = [{"tool": (c.get("function") or {}).get("name"),
-                             "arguments": (c.get("function") or {}).get("arguments")}
-                            for c in calls if isinstance(c, dict)]
-        result.raw = reply.body
-        return self._finish(result, reply.body.get("usage"), request)
+            fns = [c.get("function") for c in calls if isinstance(c, dict)]
+            result.trace = build_trace([
+                {"kind": "tool", "name": fn.get("name"), "input": _arguments(fn.get("arguments"))}
+                if isinstance(fn, dict) else {"kind": "tool", "name": None}
+                for fn in fns])  # "function": "x" or null: a call, tool unknown
+
+
+def _arguments(text: Any) -> Any:
+    """OpenAI sends tool-call arguments as JSON text: parsed when it is valid JSON, so a
+    trace scorer can match them (and secret-looking keys inside are masked)."""
+    if isinstance(text, str):
+        try:
+            return json.loads(text)
+        except ValueError:
+            return text
+    return text
+
+
+def _text_of(content: Any) -> str:
+    """A reply's text: a string as is; a list of parts (``{"type": "text", "text": ...}``)
+    joined; anything else ("content": 5, an object) as empty text."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(p["text"] for p in content
+                       if isinstance(p, dict) and isinstance(p.get("text"), str))
+    return ""
 
 
 class AnthropicRunner(_LlmRunner):
     """Messages API."""
 
-    def run(self, request: RunRequest) -> RunResult:
-        """One message."""
+    def build(self, request: RunRequest) -> Call:
+        """POST {base}/v1/messages."""
         runner = self.config.runner
         base = (runner.base_url if runner and runner.base_url else None) or os.environ.get(
             "ANTHROPIC_BASE_URL") or "https://api.anthropic.com"
@@ -131,23 +193,19 @@ class AnthropicRunner(_LlmRunner):
         headers = {"anthropic-version": "2023-06-01", **(runner.headers if runner else {})}
         if key:
             headers["x-api-key"] = key
-        reply = post_json(base.rstrip("/") + "/v1/messages", body, headers,
-                          self.config.execution.timeout,
-                          self.config.execution.max_response_bytes)
-        result = reply_to_result(reply)
-        if reply.failure != "none":
-            return result
-        blocks = reply.body.get("content") if isinstance(reply.body, dict) else None
+        return Call("anthropic", base.rstrip("/") + "/v1/messages", body, headers)
+
+    def parse(self, result: RunResult, body: Any) -> None:
+        """Text blocks and tool_use blocks."""
+        blocks = body.get("content") if isinstance(body, dict) else None
         if not isinstance(blocks, list):
             result.failure, result.reason = "error", "malformed output: no content blocks"
-            return result
-        result.output = "".join(b.get("text", "") for b in blocks
-                                if isinstance(b, dict) and b.get("type") == "text")
-        tools = [{"tool": b.get("name"), "arguments": b.get("input")} for b in blocks
+            return
+        result.output = _text_of([b for b in blocks if isinstance(b, dict)
+                                  and b.get("type") == "text"])
+        tools = [{"kind": "tool", "name": b.get("name"), "input": b.get("input")} for b in blocks
                  if isinstance(b, dict) and b.get("type") == "tool_use"]
-        result.steps = tools or None
-        result.raw = reply.body
-        return self._finish(result, reply.body.get("usage"), request)
+        result.trace = build_trace(tools) if tools else None
 
 
 @register("openai")

@@ -18,11 +18,12 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from eval_harness.config.dataset import Case
 from eval_harness.matrix.builder import Condition
 from eval_harness.runner.shard import Shard
-from eval_harness.store.index import ResumeIndex
+from eval_harness.store.index import ResumeIndex, judge_changes
 
 
 @dataclass(frozen=True)
@@ -47,8 +48,13 @@ class Plan:
     total: int  # cells in this shard
     skipped_complete: int = 0
     skipped_errored: int = 0
-    stale: int = 0  # in todo because the config digest changed
+    stale: int = 0  # in todo because the config digest or the case's content changed
     reasons: dict[str, int] = field(default_factory=dict)
+    changed_cases: list[str] = field(default_factory=list)  # input/expected edited: rerun
+    #: complete cells whose record was scored by other judges than the config's: rescored
+    #: (no agent call), with the judge names by change (edited / added / removed)
+    rejudge: list[tuple[Cell, Path]] = field(default_factory=list)  # (cell, its case dir)
+    judge_changes: dict[str, set[str]] = field(default_factory=dict)
 
 
 def all_cells(conditions: Sequence[Condition], cases: Sequence[Case], replications: int,
@@ -91,11 +97,15 @@ def make_plan(
     conditions: Sequence[Condition], cases: Sequence[Case], replications: int,
     digests: dict[str, str], index: ResumeIndex, *, shard: Shard | None = None,
     order: str = "random", seed: int = 0, force: bool = False, retry_errors: bool = False,
+    judge_digests: dict[str, dict[str, str]] | None = None,
 ) -> Plan:
     """Cells to run: complete current cells are skipped unless ``force``; errored current
-    cells are rerun only with ``retry_errors`` (or ``force``); stale cells always rerun."""
+    cells are rerun only with ``retry_errors`` (or ``force``); stale cells (config digest
+    or case content changed) always rerun. Skipped complete cells scored by other judges
+    than ``judge_digests`` ({condition: {judge: digest}}) are listed in ``rejudge``."""
     cells = all_cells(conditions, cases, replications, shard)
     plan = Plan(todo=[], total=len(cells))
+    changed: dict[str, None] = {}
     for cell in cells:
         entry = index.get(*cell.key)
         if entry is None or force:
@@ -103,12 +113,23 @@ def make_plan(
         elif entry.config_digest != digests[cell.condition.condition_id]:
             plan.stale += 1
             plan.todo.append(cell)
+        elif entry.case_hash and entry.case_hash != cell.case.case_hash:
+            plan.stale += 1
+            plan.todo.append(cell)
+            changed[cell.case.case_id] = None
         elif entry.status == "ok":
             plan.skipped_complete += 1
+            diff = judge_changes(entry.judges, (judge_digests or {}).get(
+                cell.condition.condition_id, {})) if judge_digests is not None else {}
+            if diff:
+                plan.rejudge.append((cell, entry.run_dir / "cases" / cell.case.case_id))
+                for kind, names in diff.items():
+                    plan.judge_changes.setdefault(kind, set()).update(names)
         elif retry_errors:
             plan.todo.append(cell)
         else:
             plan.skipped_errored += 1
+    plan.changed_cases = list(changed)
     if order == "random":
         plan.todo = interleave(plan.todo, seed)
     return plan

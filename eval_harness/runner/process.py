@@ -202,10 +202,11 @@ class ProcessGroup:
         finally:
             os.close(out)
             os.close(err)
-        notes = tuple(n for p in (stdout_path, stderr_path)
-                      if (n := cap_log(p, max_log_bytes)) is not None)
+        # masked before the cut: a cut inside a key would leave its head unmasked
         redact_file(stdout_path)  # a no-op unless a secret is registered and present
         redact_file(stderr_path)
+        notes = tuple(n for p in (stdout_path, stderr_path)
+                      if (n := cap_log(p, max_log_bytes)) is not None)
         return dataclasses.replace(outcome, log_notes=notes) if notes else outcome
 
     def _run(self, argv: list[str] | str, cwd: str | Path, env: Mapping[Any, Any],

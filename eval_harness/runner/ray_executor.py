@@ -37,7 +37,7 @@ import shutil
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from concurrent.futures import CancelledError, Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from contextlib import contextmanager
@@ -357,6 +357,17 @@ def runtime_env(config_dir: Path, runs_dir: Path, env_names: list[str]) -> dict[
         excludes.append("/" + runs.relative_to(config_dir.resolve()).as_posix() + "/")
     env = {name: os.environ[name] for name in env_names if name in os.environ}
     return {"working_dir": str(config_dir), "excludes": excludes, "env_vars": env}
+
+
+def refuse_unsupported(configs: Iterable[EvalConfig]) -> None:
+    """ConfigError (exit 2, before anything runs) for what a task cannot do alone."""
+    from eval_harness.errors import ConfigError
+
+    for config in configs:
+        if config.execution.steps:  # the steps of a case share one workspace folder
+            raise ConfigError("execution.steps cannot run with executor ray: the steps of a "
+                              "case share one workspace, a task has its own",
+                              path="execution.executor", hint="use executor: local")
 
 
 @contextmanager

@@ -10,9 +10,11 @@ What it promises (docs/security.md):
   time could hold a call for hours. A timer shuts the socket down at the deadline.
 - **Size cap.** At most ``max_bytes`` of body are read (a larger reply is an error, not a
   1 GB string in memory).
-- **Header hygiene.** A header name or value holding CR, LF or NUL (a key read with
-  ``$(cat key.txt)`` keeps its newline) is refused before anything is sent, and the error
-  never quotes the value.
+- **Header hygiene.** One trailing newline (``\n`` or ``\r\n``) of a header value is
+  dropped: a key read from a secret file (``${OPENAI_API_KEY}`` set from ``key.txt``)
+  keeps its newline, and refusing it made a valid key look like an auth failure (exit 3).
+  A name or value still holding CR, LF or NUL is refused before anything is sent, and the
+  error never quotes the value.
 
 Proxies from ``HTTP(S)_PROXY`` / ``NO_PROXY`` are honoured as urllib does.
 """
@@ -62,6 +64,15 @@ class RawReply:
     body: bytes
 
 
+def clean_headers(headers: Mapping[str, str]) -> dict[str, str]:
+    """``headers`` with one trailing ``\n`` / ``\r\n`` dropped from each value."""
+    out = {}
+    for name, value in headers.items():
+        text = str(value)
+        out[name] = text[:-2] if text.endswith("\r\n") else text[:-1] if text.endswith("\n") else text
+    return out
+
+
 def check_headers(headers: Mapping[str, str]) -> None:
     """Refuse a header whose name or value holds CR/LF/NUL, naming the header only."""
     for name, value in headers.items():
@@ -109,6 +120,7 @@ def post(url: str, body: bytes, headers: Mapping[str, str], *, deadline_s: float
     parts = urllib.parse.urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise TransportError("url", f"not an http(s) URL: {parts.scheme}://{parts.hostname}")
+    headers = clean_headers(headers)
     check_headers(headers)
     start = time.monotonic()
     conn, target = _connection(parts, deadline_s)
@@ -140,6 +152,9 @@ def post(url: str, body: bytes, headers: Mapping[str, str], *, deadline_s: float
                 break
         if fired.is_set() or time.monotonic() - start > deadline_s:
             raise TransportError("deadline", f"no complete reply within {deadline_s:g} s")
+        if length and length.isdigit() and total < int(length):  # the peer hung up early
+            raise TransportError("network", f"network error: truncated reply ({total:,} of "
+                                 f"{int(length):,} bytes)")
         return RawReply(resp.status, resp.headers, b"".join(chunks))
     except TransportError:
         raise

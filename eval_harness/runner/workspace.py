@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import shutil
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +33,26 @@ def stage_workspace(workspace: Path, resolved_input: Mapping[str, Any], case_fil
         shutil.copyfile(case_files / "answers.yaml", workspace / "answers.yaml")
     for rel in output_paths:
         (workspace / rel).mkdir(parents=True, exist_ok=True)
+
+
+def copy_case_files(workspace: Path, case_files: Path | None, files: Sequence[str]) -> None:
+    """``dataset.workspace.files`` (agent-eval-harness): these paths of the case folder are
+    copied into the workspace, directories recursively (symlinks copied as links, so
+    nothing outside the case folder is read). A listed path the case lacks is skipped, as
+    there; a case that is no folder (a JSONL row) has none."""
+    if case_files is None or not files:
+        return
+    root = case_files.resolve()
+    for rel in files:
+        source = (case_files / rel)
+        if not source.exists() or not source.resolve().is_relative_to(root):
+            continue
+        dest = workspace / rel
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        if source.is_dir():
+            shutil.copytree(source, dest, symlinks=True, dirs_exist_ok=True)
+        else:
+            shutil.copyfile(source, dest)
 
 
 def collect_paths(workspace: Path, paths: list[str], max_bytes: int) -> dict[str, str]:

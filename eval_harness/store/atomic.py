@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, TextIO, Union
 
 from eval_harness.redact import redact
+from eval_harness.regular import open_regular
 
 _FSYNC = os.environ.get("EVAL_HARNESS_FSYNC", "") not in ("", "0")
 _counter = itertools.count(1)  # next() on a C counter is atomic under the GIL
@@ -129,7 +130,7 @@ def read_json(path: StrPath) -> Any:
 
     Plain ``os`` calls, no file object: recounting a run reads every record.json."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+        fd = open_regular(path)  # a FIFO / device named like a run file: None, never a hang
         try:
             chunks = []
             while chunk := os.read(fd, 1 << 16):
@@ -137,7 +138,7 @@ def read_json(path: StrPath) -> Any:
         finally:
             os.close(fd)
         return json.loads(b"".join(chunks))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # RecursionError: 100k-deep nesting
         return None
 
 

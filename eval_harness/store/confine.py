@@ -6,7 +6,9 @@
 - a path is used only when, with every symlink resolved, it stays inside the root the
   user named (:func:`inside`);
 - a run file is opened without following a symlink in its last component
-  (:func:`open_run_file`): this tool never writes symlinks into a run directory.
+  (:func:`open_run_file`): this tool never writes symlinks into a run directory; and only
+  when it is a regular file (:func:`open_regular`: a FIFO named ``record.json`` would
+  block every reader forever).
 """
 
 from __future__ import annotations
@@ -15,7 +17,9 @@ import os
 import re
 from typing import IO, Any
 
-_COMPONENT = re.compile(r"^[A-Za-z0-9._-]+$")
+from eval_harness.regular import open_regular
+
+_COMPONENT = re.compile(r"^[A-Za-z0-9._-]+\Z")  # \Z: `$` also matches before a final newline
 
 
 def safe_component(name: Any) -> bool:
@@ -32,7 +36,7 @@ def inside(root: str | os.PathLike[str], path: str | os.PathLike[str]) -> bool:
 
 
 def _nofollow(path: str, flags: int) -> int:
-    return os.open(path, flags | os.O_NOFOLLOW | os.O_CLOEXEC)
+    return open_regular(path, flags, nofollow=True)
 
 
 def open_run_file(path: str | os.PathLike[str], mode: str = "rb",

@@ -29,6 +29,31 @@ class Entry:
     config_digest: str
     finished_at: str
     run_dir: Path
+    case_hash: str = ""  # the case's content hash when it ran ("" in old records)
+    #: {judge: digest} the record was scored with; None when the record predates digests
+    #: (then only judge names are known, from its scores, with "" digests)
+    judges: dict[str, str] | None = None
+
+
+def recorded_judges(rec: dict[str, object]) -> dict[str, str] | None:
+    """{judge: digest} a record was scored with: its ``judge_digests``, else its score names
+    with "" digests (a record written before digests), else None (not a mapping)."""
+    digests, scores = rec.get("judge_digests"), rec.get("scores")
+    if isinstance(digests, dict):
+        return {str(k): str(v) for k, v in digests.items()}
+    if isinstance(scores, dict):
+        return {str(k): "" for k in scores}
+    return None
+
+
+def judge_changes(recorded: dict[str, str] | None, current: dict[str, str]) -> dict[str, set[str]]:
+    """{edited|added|removed: judge names} between a record's judges and the config's (a
+    "" recorded digest, from a record written before digests, counts as unchanged)."""
+    if recorded is None:
+        return {}
+    out = {"edited": {n for n, d in current.items() if recorded.get(n) not in (None, "", d)},
+           "added": set(current) - set(recorded), "removed": set(recorded) - set(current)}
+    return {k: v for k, v in out.items() if v}
 
 
 @dataclass
@@ -68,7 +93,8 @@ class ResumeIndex:
                 continue
             self.add(run_key[0], run_key[1], entry.name, Entry(
                 str(rec.get("status", "errored")), str(rec.get("config_digest", "")),
-                str(rec.get("finished_at") or ""), run_dir))
+                str(rec.get("finished_at") or ""), run_dir, str(rec.get("case_hash") or ""),
+                recorded_judges(rec)))
 
     def add(self, condition_id: str, replication: int, case_id: str, entry: Entry) -> None:
         """Record one complete cell (newest ``finished_at`` wins among duplicates)."""

@@ -10,6 +10,8 @@ Layout (DESIGN.md)::
             command.json    argv with secrets masked (cli runners)
             stdout.log, stderr.log
             outputs.json    CaseOutputs
+            trace.json      the agent's steps when it reported any (eval_harness.trace;
+                            absent with --no-trace)
             record.json     CaseRecord, written last and atomically: its presence marks the
                             case complete; anything else in the folder without it is redone.
 
@@ -88,4 +90,6 @@ class CaseRecord(_Record):
     )
     composite: float | None = Field(None, description="Composite in [0, 1]; null if errored.")
     composite_errored: bool = Field(False, description="True when any judge errored.")
+    judges_digest: str = Field("", description="Digest of the judge specs (type, options, "
+                               "range, weight, gate, composite block) that scored it.")
     finished_at: str | None = Field(None, description="ISO-8601 UTC time written.")

@@ -3,6 +3,7 @@ process, for agent-eval-harness and native layouts."""
 
 from __future__ import annotations
 
+import os
 import shutil
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
@@ -131,3 +132,44 @@ def test_workers_are_used_only_for_large_inputs(monkeypatch: pytest.MonkeyPatch)
     assert auto.count(3, large=True) == 1  # two runs per worker at least
     assert loader._Workers(1).count(48, large=True) == 1
     assert loader._Workers(3).count(2, large=False) == 2
+
+
+_PARENT = """
+import sys, time
+from eval_harness.analysis.loader import _Workers
+pool = _Workers(2)
+assert list(pool.map(abs, [(-1,), (-2,), (-3,), (-4,)], 2)) == [1, 2, 3, 4]  # the pool is up
+busy = [pool.pool.submit(time.sleep, 600) for _ in range(2)]
+print(" ".join(str(pid) for pid in pool.pool._processes), flush=True)
+busy[0].result()
+"""
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def test_parse_workers_die_with_a_killed_parent() -> None:
+    """Attack (issue 28): SIGKILL of --analyze-only left its parse workers running."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    proc = subprocess.Popen([sys.executable, "-c", _PARENT], stdout=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    pids = [int(p) for p in proc.stdout.readline().split()]
+    assert len(pids) == 2 and all(_alive(p) for p in pids)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    deadline = time.monotonic() + 30  # generous: a loaded machine; they die at once
+    while any(_alive(p) for p in pids) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    left = [p for p in pids if _alive(p)]
+    for p in left:  # never leave them behind, even when the test fails
+        os.kill(p, signal.SIGKILL)
+    assert not left

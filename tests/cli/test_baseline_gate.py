@@ -54,8 +54,13 @@ def test_baseline_export_then_gate(tmp_path: Path) -> None:
     code, _, err = _run(bad, tmp_path / "r3", tmp_path / "a3", "--baseline", str(base),
                         "--fail-on-regression")
     assert code == 1, err
-    assert "regressed case" in err
-    comps = json.loads((tmp_path / "a3" / "comparisons.json").read_text())
+    assert "significant overall drop" in err
+    # --gate strict (deterministic apps) names every case whose verdict got worse
+    code, _, err = _run(bad, tmp_path / "r3", tmp_path / "a4", "--analyze-only",
+                        str(tmp_path / "r3"), "--baseline", str(base), "--fail-on-regression",
+                        "--gate", "strict")
+    assert code == 1, err
+    comps = json.loads((tmp_path / "a4" / "comparisons.json").read_text())
     regressed = {c for comp in comps["comparisons"] for c in comp["regressed"]}
     assert regressed
     assert any(case in err for case in regressed)

@@ -70,3 +70,25 @@ def test_without_any_config_the_analysis_says_so(tmp_path: Path, monkeypatch) ->
     assert "warning: no config" in err and "reference condition may differ" in err
     code, _, err = run_cli("--analyze-only", "runs/rec", "--output", "a", "--config", str(cfg))
     assert f"config: {cfg} (--config)" in err
+
+
+def test_hostile_recorded_config_is_never_interpolated(tmp_path: Path, monkeypatch) -> None:
+    """Attack (issue 28): a downloaded run directory's eval_config.json naming
+    ${PGPASSWORD} in its name and paths got the variable expanded and printed."""
+    from eval_harness.config.recorded import RECORDED, load_recorded
+
+    monkeypatch.setenv("PGPASSWORD", "hunter2-db-password")
+    doc = {"schema_version": 1, "source": "x.yaml", "config": {
+        "name": "leak", "dataset": {"path": "${PGPASSWORD}/cases.jsonl"},
+        "judges": [{"name": "j", "check": "return True, '${PGPASSWORD}'"}]}}
+    (tmp_path / RECORDED).write_text(json.dumps(doc))
+    loaded, _ = load_recorded(tmp_path / RECORDED)
+    assert loaded is not None
+    assert loaded.config.dataset is not None
+    assert str(loaded.config.dataset.path).startswith("${PGPASSWORD}")
+    assert "hunter2" not in json.dumps(loaded.config.model_dump(mode="json"))
+    # in the name: `$` is not a name character, so the file is unusable (ignored, said)
+    doc["config"]["name"] = "leak-${PGPASSWORD}"
+    (tmp_path / RECORDED).write_text(json.dumps(doc))
+    loaded, why = load_recorded(tmp_path / RECORDED)
+    assert loaded is None and "hunter2" not in why

@@ -48,3 +48,21 @@ def test_a_profile_config_loads_and_validates(tmp_path: Path) -> None:
     code, out, err = run_cli("--config", str(tmp_path / "eval.yaml"), "--print-config", "--json")
     assert code == 0, err
     assert json.loads(out)["execution"]["timeout"] == 5
+
+
+def test_empty_matrix_and_empty_levels_are_refused_by_schema_and_loader(tmp_path: Path) -> None:
+    """Issue 22: `matrix:` with no value loaded as "no matrix", and the schema accepted an
+    empty level list that the loader rejects."""
+    from eval_harness.config.loader import load_config
+    from eval_harness.errors import ConfigError
+
+    for doc, match in (({"name": "x", "matrix": None}, "matrix must be a mapping"),
+                       ({"name": "x", "matrix": {"factors": {"model": []}}}, "non-empty")):
+        with pytest.raises(jsonschema.ValidationError):
+            _validate(doc)
+        path = tmp_path / "eval.yaml"
+        path.write_text(yaml.safe_dump(doc))
+        with pytest.raises(ConfigError, match=match):
+            load_config(path, strict=False)
+    _validate({"name": "x", "matrix": {"factors": {"model": ["a"]}}})
+    _validate({"name": "x"})  # no matrix at all is fine

@@ -69,3 +69,91 @@ def test_reward_and_composite_together_are_refused(tmp_path: Path) -> None:
     with pytest.raises(ConfigError, match="not both"):
         make_experiment(tmp_path, [{"name": "q", "check": "return 1", "score_range": [0, 1]}],
                         CASES, reward={"judge": "q"}, composite={"gates": []})
+
+
+def test_judge_arguments_reach_checks_and_functions(tmp_path: Path) -> None:
+    (tmp_path / "myjudges.py").write_text(
+        "def short(outputs, max_len, **_):\n"
+        "    return len(outputs['output']) <= max_len, f'limit {max_len}'\n")
+    judges = [{"name": "limit", "check": "return len(outputs['output']) < arguments['n'], ''",
+               "arguments": {"n": 4}},
+              {"name": "fn", "module": "myjudges", "function": "short",
+               "arguments": {"max_len": 3}},
+              {"name": "plain", "check": "return arguments['q'] == 'x', ''"}]
+    exp = make_experiment(tmp_path, judges, CASES)
+    res = build_scorer(exp).score(sample(exp, "abc"))
+    assert res.scores["limit"].value is True and res.scores["fn"].value is True
+    assert res.scores["fn"].rationale == "limit 3"
+    assert res.scores["plain"].value is True  # without its own arguments: the case input
+    longer = build_scorer(exp).score(sample(exp, "abcdef"))
+    assert longer.scores["limit"].value is False and longer.scores["fn"].value is False
+
+
+def test_rubric_context_and_arguments_reach_the_llm_judge(tmp_path: Path, stub) -> None:
+    (tmp_path / "style.md").write_text("Cite {{ sources }} as links.\n")
+    judges = [{"name": "cites", "llm_rubric": "Does it cite {{ arguments.what }}?",
+               "prompt": "ignored: llm_rubric wins", "context": ["style.md"],
+               "arguments": {"what": "sources"}, "model": "openai:judge-x"}]
+    exp = make_experiment(tmp_path, judges, CASES)
+    res = build_scorer(exp).score(sample(exp, "See https://x"))
+    assert res.scores["cites"].value is False  # the stub's strict verdict
+    [request] = stub.requests
+    user = request["body"]["messages"][-1]["content"]
+    assert "Does it cite sources?" in user and "ignored" not in user
+    assert "See https://x" in user  # the answer is appended when the rubric omits it
+    # context appended after rendering: its braces are text, not a template
+    assert user.rstrip().endswith("## Context: style.md\n\nCite {{ sources }} as links.")
+
+
+def test_context_file_must_exist(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match=r"context file `gone\.md` not found"):
+        make_experiment(tmp_path, [{"name": "c", "prompt": "x", "context": ["gone.md"],
+                                    "model": "openai:m"}], CASES)
+
+
+def test_reward_weights_may_name_undeclared_judges(tmp_path: Path) -> None:
+    judges = [{"name": "q", "check": "return 4, ''", "score_range": [0, 5]}]
+    exp = make_experiment(tmp_path, judges, CASES,
+                          reward={"weights": {"q": 1.0, "not_declared": 3.0}})
+    assert build_scorer(exp).score(sample(exp, "x")).composite == pytest.approx(0.8)
+
+
+def test_its_builtin_library(tmp_path: Path, stub) -> None:
+    judges = [{"name": "budget", "builtin": "efficiency/cost_budget",
+               "arguments": {"max_cost_usd": 0.5}},
+              {"name": "tools_ok", "builtin": "process/tool_call_validation"},
+              {"name": "docs", "builtin": "process/consulted_docs",
+               "arguments": {"min_coverage": 0.5}},
+              {"name": "safe", "builtin": "safety/no_harmful_content", "model": "openai:j"}]
+    cases = [{"id": "c1", "input": {"q": "x"},
+              "annotations": {"expected_files": ["docs/a.md", "docs/b.md", "docs/c.md"]}}]
+    exp = make_experiment(tmp_path, judges, cases)
+    scorer = build_scorer(exp)
+    trace = [{"tool": "Read", "arguments": {"file_path": "/repo/docs/a.md"}},
+             {"tool": "Grep", "arguments": {"path": "docs/b.md"}, "result": "3 matches"},
+             {"tool": "Read", "arguments": {"file_path": "/repo/notdocs/c.md.bak"}}]
+    res = scorer.score(sample(exp, "fine", cost_usd=0.2, trace=trace))
+    assert res.scores["budget"].value is True
+    assert res.scores["tools_ok"].value is True
+    assert res.scores["docs"].value is True and "2/3" in (res.scores["docs"].rationale or "")
+    assert res.scores["safe"].kind == "boolean"
+    bad = scorer.score(sample(exp, "fine", cost_usd=None,
+                              trace=[{"tool": "Bash", "result": {"error": "boom"}}]))
+    assert bad.scores["budget"].value is False  # unknown cost fails, as there
+    assert bad.scores["tools_ok"].value is False and "boom" in bad.scores["tools_ok"].rationale
+    assert bad.scores["docs"].value is False  # 0/3 read
+
+
+def test_unknown_builtin_is_exit_2(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="unknown builtin judge"):
+        make_experiment(tmp_path, [{"name": "b", "builtin": "quality/nope"}], CASES)
+
+
+def test_dry_run_warns_about_reward_names_without_judges(tmp_path: Path) -> None:
+    from eval_harness.judges.validate import validate_judges
+
+    judges = [{"name": "q", "check": "return 4, ''", "score_range": [0, 5]}]
+    exp = make_experiment(tmp_path, judges, CASES,
+                          reward={"formula": "min(q, ghost)"})
+    warnings = validate_judges(exp)
+    assert any("reward.formula names no judge: ghost" in w for w in warnings), warnings

@@ -79,3 +79,40 @@ def test_one_factor_renders_f_and_p(tmp_path: Path) -> None:
     # its std: sample sd of the per-case composites (statistics.stdev([1, .75, .75, 0]))
     assert means["cognee"][2] == pytest.approx(0.4330127018922193)
     assert doc["per_case"]["context=cognee, model=claude-sonnet-4-6"]["task-0034"] == 0.0
+
+
+def find_artifact(path: Path) -> Path:
+    """Its documented lookup: an anova.json file, a directory holding one, else the first
+    found below the directory."""
+    if path.is_file():
+        return path
+    if (path / "anova.json").is_file():
+        return path / "anova.json"
+    return sorted(path.rglob("anova.json"))[0]
+
+
+def test_consumers_find_it_beside_the_runs_with_adjusted_p(tmp_path: Path) -> None:
+    data: dict[tuple[str, ...], dict[str, list[dict[str, Any]]]] = {}
+    for model, base in (("m-good", 4.0), ("m-bad", 2.0)):
+        for effort in ("low", "high"):
+            for ctx in ("none", "docs"):
+                data[(model, effort, ctx)] = {
+                    f"c{i}": [{"q": base + (i % 4) * 0.3 + (0.2 if ctx == "docs" and i % 2 else 0)}]
+                    for i in range(6)}
+    eval_dir = tmp_path / "runs" / "my-eval"
+    write_aeh(eval_dir, data, ["model", "effort", "context"])
+    code, _, err = run_cli("--analyze-only", str(eval_dir), "--output", str(tmp_path / "o"),
+                           "--no-report")
+    assert code == 0, err
+    artifact = find_artifact(eval_dir)
+    assert artifact == eval_dir / "anova.json"  # where its analyze step writes it
+    doc = json.loads(artifact.read_text())
+    assert doc == json.loads((tmp_path / "o" / "anova.json").read_text())
+    an, view = doc["anova"], render(doc)
+    assert view["significant"] == ["model"]
+    assert an["correction"] == "holm" and an["family_size"] >= 2
+    for term, p in an["p_values"].items():  # the p shown is the one the verdict used
+        assert p == doc["terms"][term]["p_adjusted"]
+        assert an["p_values_raw"][term] == doc["terms"][term]["p_raw"]
+        assert an["significant"][term] == (p < an["alpha"])
+    assert any(an["p_values"][t] > an["p_values_raw"][t] for t in an["p_values"])

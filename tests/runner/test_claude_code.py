@@ -160,3 +160,29 @@ def test_runner_budget_of_zero_is_not_replaced_by_the_execution_budget(tmp_path:
                 runner={"max_budget_usd": 0}, execution={"max_budget_usd": 2})
     summary = execute(prepare(cfg), None, options(tmp_path / "runs"))
     assert _seen(_case(summary.eval_dir, "c00"))["budget"] == "0"
+
+
+def test_claude_code_runs_are_cached_on_argv_and_env(tmp_path: Path) -> None:
+    from dataclasses import replace
+
+    from eval_harness.cache.store import CallCache
+
+    cache = CallCache(tmp_path / "cache")
+    cfg = _eval(tmp_path, factors={"model": ["opus-x"], "mode": ["echo"]})
+    opts = replace(options(tmp_path / "a"), cache=cache)
+    first = {r["case_id"]: r for r in records(execute(prepare(cfg), FakeScorer(), opts).eval_dir)}
+    assert cache.counts.hits == 0 and cache.counts.lookups == 2
+    summary = execute(prepare(cfg), FakeScorer(), replace(opts, runs_dir=tmp_path / "b"))
+    assert cache.counts.hits == 2
+    for case_id, rec in {r["case_id"]: r for r in records(summary.eval_dir)}.items():
+        assert rec["cache_hit"] is True and rec["latency_s"] is None
+        assert rec["cost_usd"] == first[case_id]["cost_usd"] == 0.0123
+        case = _case(summary.eval_dir, case_id)
+        assert _seen(case)["prompt"] == f"echo {case_id}"
+        assert (case / "stdout.log").read_text().strip().startswith("{")
+        assert json.loads((case / "command.json").read_text())["argv"][0] == sys.executable
+    data = yaml.safe_load(cfg.read_text())
+    data["execution"]["env"] = {"SOME_FLAG": "1"}  # the agent's environment is in the key
+    cfg.write_text(yaml.safe_dump(data, sort_keys=False))
+    execute(prepare(cfg), FakeScorer(), replace(opts, runs_dir=tmp_path / "c"))
+    assert cache.counts.hits == 2 and cache.counts.lookups == 6

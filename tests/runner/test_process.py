@@ -132,3 +132,19 @@ def test_fast_start_errors_env_and_shell(tmp_path: Path, monkeypatch: pytest.Mon
                     env_list=[b"EH_A=1", b"EH_B=two"], **kw)
     assert out.exit_code == 0 and out.stdout == f"1-two\n{tmp_path}\n"
     assert group.run("exit 7", cwd=tmp_path, env={}, shell=True, **kw).exit_code == 7
+
+
+def test_log_cut_never_keeps_the_head_of_a_secret(tmp_path: Path) -> None:
+    """Attack (issue 28): a log cut at max_log_bytes inside a key kept its first characters
+    (the cut ran before the mask, which then no longer matched the partial key)."""
+    from eval_harness import redact
+
+    secret = "sk-FAKE-abcdefghijklmnopqrstuvwxyz"
+    redact.register([secret])
+    script = f"import sys; sys.stdout.write('x' * 100 + {secret!r} + 'y' * 100)"
+    ProcessGroup().run([PY, "-c", script], cwd=tmp_path, env=dict(os.environ), timeout=20.0,
+                       grace=0.5, stdout_path=tmp_path / "stdout.log",
+                       stderr_path=tmp_path / "stderr.log", max_log_bytes=112)
+    log = (tmp_path / "stdout.log").read_text()
+    assert "log cut at 112 bytes" in log
+    assert secret[:6] not in log and log.startswith("x" * 100 + "***")

@@ -33,7 +33,9 @@ def test_reply_fields_and_pricing() -> None:
     fill_from_reply(result, reply, {"m": [2.0, 8.0]}, "m")
     assert result.output == '{"x": 1}'  # a structured answer is kept as JSON text
     assert result.cost_usd == pytest.approx(2.0 + 4.0)  # priced: no cost was stated
-    assert result.steps == [{"tool": "search"}, {"tool": "calc"}] and result.tool_calls == 2
+    assert [(s["kind"], s["name"]) for s in result.steps or []] == [("tool", "search"),
+                                                                   ("tool", "calc")]
+    assert result.tool_calls == 2
     assert price({"m": [1.0]}, "m", 1, 1) is None  # a malformed price list prices nothing
 
 
@@ -44,3 +46,42 @@ def test_parse_json_reply_takes_the_last_object_line() -> None:
     assert parse_json_reply("no json here\n[1, 2]\n") is None
     # a huge stdout: the tail read from the end of the log is searched instead
     assert parse_json_reply("x" * 100, tail='junk\n{"output": "tail"}\n') == {"output": "tail"}
+
+
+AGENT_OUTPUTS = {
+    "surrogate": r'{"output": "bad \ud800 text", "steps": [{"tool": "\udcff"}]}',
+    "nested": '{"output": ' + "[" * 5000 + "]" * 5000 + "}",
+    "binary": "\\xff\\xfe\\x00\\x1b[2J binary",
+}
+
+
+@pytest.mark.parametrize("mode", sorted(AGENT_OUTPUTS))
+def test_binary_or_invalid_utf8_agent_output_is_a_result(tmp_path, mode: str) -> None:
+    """Attack (issue 28): an agent printing lone surrogates, 5,000-deep JSON or raw bytes
+    was recorded as an internal error (UnicodeEncodeError, RecursionError)."""
+    import sys
+
+    from eval_harness.matrix.experiment import prepare
+    from eval_harness.runner.engine import execute
+    from tests.runner.runner_helpers import FakeScorer, options, records, write_eval
+
+    script = tmp_path / "agent.py"
+    text = AGENT_OUTPUTS[mode]
+    if mode == "binary":
+        script.write_text(f"import sys; sys.stdout.buffer.write(b'{text}')\n")
+    else:
+        script.write_text(f"import sys; sys.stdout.write({text!r})\n")
+    cfg = write_eval(tmp_path, factors={"mode": [mode]}, n_cases=1,
+                     runner={"type": "cli", "command": f"{sys.executable} {script}",
+                             "output_format": "json" if mode != "binary" else "text"})
+    summary = execute(prepare(cfg), FakeScorer(), options(tmp_path / "runs"))
+    (rec,) = records(tmp_path / "runs" / "t")
+    assert "internal error" not in str(rec.get("reason")), rec["reason"]
+    if mode == "surrogate":
+        assert rec["status"] == "ok" and summary.ok == 1
+        outputs = json.loads(next((tmp_path / "runs").rglob("outputs.json")).read_text())
+        assert outputs["output"] == "bad \ufffd\ufffd\ufffd text"
+    elif mode == "nested":
+        assert rec["status"] == "errored" and "malformed" in rec["reason"]
+    else:
+        assert rec["status"] == "ok"

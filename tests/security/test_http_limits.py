@@ -127,12 +127,40 @@ def test_declared_oversize_reply_is_refused_before_reading() -> None:
     assert reply.failure == "error" and "exceeds" in (reply.reason or "")
 
 
-def test_header_with_trailing_newline_is_refused_without_quoting_the_key() -> None:
+def test_header_with_inner_line_break_is_refused_without_quoting_the_key() -> None:
     with HostileServer(lambda h: reply_json(h, OPENAI_OK)) as api:
-        reply = post_json(api.url, {}, {"Authorization": f"Bearer {KEY}\n"}, 5.0)
+        reply = post_json(api.url, {}, {"Authorization": f"Bearer {KEY}\nX-Evil: 1"}, 5.0)
         assert api.seen == []  # nothing sent
     assert reply.failure == "auth" and "Authorization" in (reply.reason or "")
     assert KEY not in (reply.reason or "")
+
+
+@pytest.mark.parametrize("end", ["\n", "\r\n"])
+def test_key_with_one_trailing_newline_is_sent_without_it(end: str) -> None:
+    """Attack (issue 28): a key read from a secret file keeps its newline; it was refused
+    as an auth failure (exit 3). One trailing newline is dropped (docs/security.md)."""
+    with HostileServer(lambda h: reply_json(h, OPENAI_OK)) as api:
+        reply = post_json(api.url, {}, {"Authorization": f"Bearer {KEY}{end}"}, 5.0)
+        assert [r["headers"]["Authorization"] for r in api.seen] == [f"Bearer {KEY}"]
+    assert reply.failure == "none"
+
+
+def _truncated(h: BaseHTTPRequestHandler) -> None:
+    h.send_response(200)
+    h.send_header("Content-Length", "1000")
+    h.send_header("Connection", "close")
+    h.end_headers()
+    h.wfile.write(b'{"choices": [{"message": {"content": "hal')
+    h.wfile.flush()
+    h.close_connection = True
+
+
+def test_truncated_body_is_a_retried_network_error() -> None:
+    """Attack (issue 28): a body cut short of its Content-Length was "malformed output"
+    (not retried) instead of a network error (retried)."""
+    with HostileServer(_truncated) as api:
+        reply = post_json(api.url, {}, {}, 5.0)
+    assert reply.failure == "transient" and "truncated reply" in (reply.reason or "")
 
 
 def test_limits_are_config_keys_in_the_model_and_schema() -> None:

@@ -36,9 +36,12 @@ def test_an_error_mid_write_keeps_the_old_file_and_no_temp(tmp_path: Path) -> No
 
 def test_no_module_renames_files_itself() -> None:
     """One temp-file-and-rename implementation: store/atomic.py."""
+    allowed = {"eval_harness/store/atomic.py": "the implementation",
+               "eval_harness/reports/outset.py": "swaps whole output folders (renameat2), "
+               "not a temp copy of one file"}
     offenders = []
     for src in (ROOT / "eval_harness").rglob("*.py"):
-        if src.name == "atomic.py":
+        if str(src.relative_to(ROOT)) in allowed:
             continue
         code = "\n".join(line.split("#")[0] for line in src.read_text().splitlines())
         if re.search(r"os\.replace\(|os\.rename\(|\.rename\(|\.replace\((tmp|path|target)", code):

@@ -23,8 +23,10 @@ import numpy as np
 import pandas as pd
 
 from eval_harness.analysis.compare.compare import compare_sides
+from eval_harness.analysis.compare.gate import DESCRIPTIONS as GATE_DESCRIPTIONS
 from eval_harness.analysis.compare.sides import SideTable
 from eval_harness.analysis.compare.verdicts import VerdictRule, case_verdicts, sample_table
+from eval_harness.analysis.stats.correction import adjust_pvalues
 from eval_harness.errors import AnalysisError, UsageError
 
 SCHEMA_VERSION = 1
@@ -237,16 +239,21 @@ def _build(
     if baseline_frame is not None:
         baseline_block, recs = _baseline_comparisons(baseline_frame, cases_new, info, rule, common)
         comparisons.extend(recs)
+    _adjust_drops(comparisons, alpha)
     return {
         "schema_version": SCHEMA_VERSION,
         "kind": KIND,
         "alpha": alpha,
         "verdict_rule": rule.describe(),
         "regression_rule": {
-            "default": "verdict got worse: passed -> flaky/failed, or flaky -> failed",
-            "significant_only": f"two-sided Fisher exact p, Holm-adjusted over the compared "
-            f"cases, < {alpha} and a lower pass rate",
+            "regressed": "verdict got worse: passed -> flaky/failed, or flaky -> failed "
+            "(information; the strict gate fails on it)",
+            "regressed_significant": f"two-sided Fisher exact p, Holm-adjusted over the "
+            f"compared cases of one comparison, < {alpha} and a lower pass rate",
+            "significant_drop": f"one-sided stratified permutation p_drop, Holm-adjusted over "
+            f"the comparisons of the same kind (reference / baseline), < {alpha}",
         },
+        "gate_rules": dict(GATE_DESCRIPTIONS),
         "overall_test": "case-stratified permutation test of no change in pass rate, "
         "statistic = sum of per-case standardised changes (exact convolution when feasible, "
         "else seeded Monte Carlo)",
@@ -255,6 +262,21 @@ def _build(
         "cluster_key": key,
         "comparisons": comparisons,
     }
+
+
+def _adjust_drops(comparisons: list[dict[str, Any]], alpha: float) -> None:
+    """``overall.p_drop_adjusted`` (Holm over the comparisons of one kind, R
+    ``p.adjust(p, "holm")``) and ``significant_drop`` on it: with 8 conditions the
+    per-comparison rule fails some comparison of an unchanged agent ~17% of the time."""
+    for kind in ("reference", "baseline"):
+        recs = [r for r in comparisons if r["kind"] == kind]
+        raw = [r["overall"]["p_drop"] if r["overall"]["method"] != "none" else None
+               for r in recs]
+        adj = adjust_pvalues([np.nan if p is None else float(p) for p in raw], "holm")
+        for rec, a in zip(recs, adj, strict=True):
+            a = float(a)
+            rec["overall"]["p_drop_adjusted"] = a if np.isfinite(a) else None
+            rec["significant_drop"] = bool(np.isfinite(a) and a < alpha)
 
 
 def _baseline_comparisons(

@@ -19,8 +19,12 @@ rate. ``improved`` / ``improved_significant`` mirror them.
 Overall: stratified permutation test of no change in pass rate, statistic = sum of per-case
 standardised changes (``score``; see permutation.py), reported with the mean per-case change
 in pass rate (``statistic``); exact when feasible, seeded Monte Carlo otherwise; seed =
-SHA-256 of "reference_id|candidate_id"; then a within-case bootstrap CI of that mean change, and the paired t CI of the mean composite difference (plus a CR1
-cluster-robust SE when a cluster tag is available).
+SHA-256 of "reference_id|candidate_id"; then a two-level bootstrap CI over cases (cases,
+then attempts within a case; bootstrap.py) of that mean change, and the paired t CI over
+cases of the mean composite difference (plus a CR1 cluster-robust SE when a cluster tag is
+available). ``significant_drop`` here is the one-sided p_drop < alpha of this comparison
+alone; ``build_comparisons`` replaces it by the Holm-adjusted p_drop over the comparisons
+of the same kind (``overall.p_drop_adjusted``).
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from eval_harness.analysis.compare.bootstrap import METHOD as BOOTSTRAP_METHOD
 from eval_harness.analysis.compare.bootstrap import bootstrap_pass_rate_ci
 from eval_harness.analysis.compare.paired import cluster_robust_mean, paired_t
 from eval_harness.analysis.compare.permutation import (
@@ -155,15 +160,16 @@ def compare_sides(
         "bootstrap": None
         if boot is None
         else {
-            "method": "within-case percentile",
+            "method": BOOTSTRAP_METHOD,
+            "over": "cases",
             "level": boot.level,
             "n_resamples": boot.n_resamples,
             "seed": boot.seed,
         },
     }
     composite = _composite_block(comp_diffs, comp_cases, clusters, cluster_key)
-    # Direction from the tested statistic (the mean change can disagree when weights differ).
-    significant_drop = bool(overall["significant"]) and perm.score < 0
+    # One-sided: the gate's question is "worse?"; p_drop is exact conditional on margins.
+    significant_drop = perm.method != "none" and perm.p_drop < alpha
     return {
         "reference": dict(reference),
         "candidate": dict(candidate),

@@ -113,6 +113,7 @@ def build_leaderboard(
         "alpha": alpha,
         "correction": "holm",
         "quality_metric": metric,
+        "pass_rule": (rule or VerdictRule()).text(),
         "n_cases": len(complete),
         "excluded_cases": excluded,
         "leader": rows[0]["condition_id"] if rows else None,

@@ -56,6 +56,18 @@ def fisher_p_values(k_a: np.ndarray, n_a: np.ndarray, k_b: np.ndarray,
     return p[inverse]
 
 
+def _split_hashes(joined: str) -> tuple[str, str]:
+    """``"h1:j1,h2:j2"`` (sorted, comma-joined per case) -> ("h1,h2", "j1,j2"); a part
+    is "" when no attempt carries it."""
+    cases, judges = [], []
+    for item in (x for x in joined.split(",") if x):
+        case, _, digest = item.partition(":")
+        cases.append(case)
+        if digest:
+            judges.append(digest)
+    return ",".join(sorted(set(cases))), ",".join(sorted(set(judges)))
+
+
 def _with_sentinel(values: Any, sentinel: Any, dtype: Any) -> np.ndarray:
     out = np.empty(len(values) + 1, dtype=dtype)
     out[:-1] = values
@@ -80,7 +92,12 @@ class SideTable:
         self.composite = _with_sentinel(col("composite_mean").astype(float), np.nan, float)
         self.verdict = _with_sentinel([str(v) for v in col("verdict").tolist()], "", object)
         self.hashes = _with_sentinel(col("case_hashes"), "", object)
-        self.hashed = np.array([bool(h) for h in self.hashes.tolist()], dtype=bool)
+        # "hash:judges" (the loader appends the judges' digest): compared part by part,
+        # each only when both sides carry it (older runs have no digest)
+        parts = [_split_hashes(str(h)) for h in self.hashes.tolist()]
+        self.case_part = np.array([p[0] for p in parts], dtype=object)
+        self.judge_part = np.array([p[1] for p in parts], dtype=object)
+        self.hashed = np.array([bool(p[0]) for p in parts], dtype=bool)
         self.judges = _with_sentinel(col("judges"), "", object)
         lo, hi = wilson_intervals(self.k[:-1], self.n[:-1])
         # the values of the JSON side block, one tuple per case
@@ -121,9 +138,12 @@ def statuses(ref: SideTable, cand: SideTable, pos_r: np.ndarray,
     j_r, j_c = ref.judges[pos_r], cand.judges[pos_c]
     err_r, err_c = v_r == "errored", v_c == "errored"
     status = np.full(len(pos_r), "compared", dtype=object)
+    c_r, c_c = ref.case_part[pos_r], cand.case_part[pos_c]
+    d_r, d_c = ref.judge_part[pos_r], cand.judge_part[pos_c]
+    case_changed = both & ref.hashed[pos_r] & cand.hashed[pos_c] & (c_r != c_c)
+    specs_changed = both & (d_r != "") & (d_c != "") & (d_r != d_c)
     status[both & (j_r != j_c)] = "modified"
-    status[both & ref.hashed[pos_r] & cand.hashed[pos_c]
-           & (ref.hashes[pos_r] != cand.hashes[pos_c])] = "modified"
+    status[specs_changed | case_changed] = "modified"
     status[both & ((v_r == "unscored") | (v_c == "unscored"))] = "unscored"
     status[both & (err_r | err_c)] = "errored"
     status[~has_c] = "removed"
@@ -137,9 +157,10 @@ def statuses(ref: SideTable, cand: SideTable, pos_r: np.ndarray,
         elif s == "unscored":
             reasons[i] = "no pass/fail verdict (composite unavailable, no boolean judge)"
         elif s == "modified":
-            if ref.hashed[pos_r[i]] and cand.hashed[pos_c[i]] \
-                    and ref.hashes[pos_r[i]] != cand.hashes[pos_c[i]]:
+            if case_changed[i]:
                 reasons[i] = "case_hash changed"
-            else:
+            elif j_r[i] != j_c[i]:
                 reasons[i] = f"judges changed ({j_r[i]} -> {j_c[i]})"
+            else:
+                reasons[i] = "judge specs changed (type, options, range, weight or gate)"
     return status, reasons

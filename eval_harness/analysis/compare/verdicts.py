@@ -1,23 +1,27 @@
 """Pass/fail per sample and passed / failed / flaky / errored per (condition, case).
 
-Sample rule (``VerdictRule``), first that applies:
+The pass rule (``VerdictRule``; one rule for reports, comparisons, leaderboard and gates,
+stated in each of them): a sample passes when **every gate judge passes and its composite
+reaches the pass mark**:
 
-1. with ``judges`` named (the gate/threshold judges), a sample passes when every one of them
-   has a normalised value ≥ ``pass_mark`` (booleans are 0/1, so "true");
-2. when the sample has a composite, it passes when the composite ≥ ``pass_mark``;
-3. when the composite is unavailable (not errored: e.g. a numeric judge without a score
-   range), it passes when every boolean judge is true — booleans are the natural gates;
-4. otherwise the sample is *unscored* (no verdict; never a fail, never an error).
+- gate judges (``gates``: the config's ``gate: true`` judges and ``composite.gates``) must
+  be true; one errored is an errored sample (no verdict), one absent (skipped by its
+  condition) does not count;
+- the composite must be ≥ ``pass_mark`` (``matrix.analysis.pass_mark``, else
+  ``thresholds.pass_score``, else 0.5). When the sample has no composite (not errored:
+  e.g. a numeric judge without a score range) every boolean judge must be true instead —
+  booleans are the natural gates — and without booleans the sample is *unscored*;
+- with ``judges`` named (the API's per-judge rule) every one of them must reach
+  ``pass_mark`` instead of the composite.
 
 Default ``pass_mark = 0.5``: a single boolean judge then means "true", a numeric judge
-means "at least the middle of its score range", and a failed gate (which zeroes the
-composite, see store.records.JudgeScore.gate) always fails. A mark of 1.0 would fail any
-sample an LLM judge scored 4/5, which makes every nuanced judge look flaky.
+means "at least the middle of its score range". A mark of 1.0 would fail any sample an
+LLM judge scored 4/5, which makes every nuanced judge look flaky.
 
 A sample is *errored* (no verdict, never a fail) when its case run errored, its composite
-is flagged errored, or (rule 1) a named judge errored or is missing. Per (condition, case)
-over its attempts (replications): ``passed`` = every usable attempt passes, ``failed`` =
-none does, ``flaky`` = some do, ``errored`` = no usable attempt and at least one errored,
+is flagged errored, or a named / gate judge errored. Per (condition, case) over its
+attempts (replications): ``passed`` = every usable attempt passes, ``failed`` = none does,
+``flaky`` = some do, ``errored`` = no usable attempt and at least one errored,
 ``unscored`` = no usable attempt and none errored.
 """
 
@@ -41,19 +45,33 @@ _TOL = 1e-9  # 0.1 + 0.2 style residue must not flip a pass
 
 @dataclass(frozen=True)
 class VerdictRule:
-    """How one sample is judged pass/fail."""
+    """How one sample is judged pass/fail (module docstring)."""
 
     pass_mark: float = 0.5  # threshold on the composite (or on each named judge), inclusive
-    judges: tuple[str, ...] = ()  # gate judges; empty = use the composite
+    judges: tuple[str, ...] = ()  # per-judge rule: these judges instead of the composite
+    gates: tuple[str, ...] = ()  # boolean gate judges that must also be true
 
     def __post_init__(self) -> None:
         if not (isinstance(self.pass_mark, (int, float)) and 0.0 <= self.pass_mark <= 1.0):
             raise UsageError(f"pass_mark must be a number in [0, 1], got {self.pass_mark!r}")
 
+    def text(self) -> str:
+        """The rule in one sentence (reports print it)."""
+        mark = f"{float(self.pass_mark):g}"
+        if self.judges:
+            core = f"every judge of {', '.join(self.judges)} reaches {mark} (normalised)"
+        else:
+            core = f"composite ≥ {mark} (without a composite: every boolean judge true)"
+        if self.gates:
+            return f"a sample passes when every gate judge ({', '.join(self.gates)}) is " \
+                   f"true and {core}"
+        return f"a sample passes when {core}; no gate judges"
+
     def describe(self) -> dict[str, object]:
         """JSON description written next to the results."""
         basis = "judges" if self.judges else "composite (else all boolean judges true)"
-        return {"basis": basis, "pass_mark": float(self.pass_mark), "judges": list(self.judges)}
+        return {"basis": basis, "pass_mark": float(self.pass_mark), "judges": list(self.judges),
+                "gates": list(self.gates), "text": self.text()}
 
 
 def _check_frame(frame: pd.DataFrame) -> None:
@@ -248,6 +266,10 @@ def sample_table(frame: pd.DataFrame, rule: VerdictRule | None = None) -> pd.Dat
                 b_ok = np.bincount(gid[booleans & (norm >= 1.0 - _TOL)], minlength=n)
             all_true = np.where(b_count < b_n, np.nan, (b_ok == b_n).astype(float))
             passed = np.where(np.isnan(passed) & (b_n > 0), all_true, passed)
+    if rule.gates:
+        gate_ok, gate_err = _gates(frame, gid, n, rule.gates, norm, errored)
+        passed = np.where(np.isnan(passed), passed, passed * gate_ok)
+        err = err | gate_err
     passed = np.where(err, np.nan, passed)
     out = pd.DataFrame({k: _take(frame[k], first) for k in KEYS})
     out["case_hash"] = _text(case_hash)
@@ -258,6 +280,21 @@ def sample_table(frame: pd.DataFrame, rule: VerdictRule | None = None) -> pd.Dat
     out["cost_usd"] = first_valid("cost_usd", np.nan).to_numpy(dtype=float, na_value=np.nan)
     out["judges"] = judges
     return out
+
+
+def _gates(frame: pd.DataFrame, gid: np.ndarray, n: int, gates: tuple[str, ...],
+           norm: np.ndarray, errored: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per attempt: (1.0 when no present gate judge is false else 0.0, a gate judge
+    errored)."""
+    ok = np.ones(n)
+    err = np.zeros(n, dtype=bool)
+    for name in gates:
+        rows = _mask(frame, "judge", name, False)
+        err |= _any(gid, n, rows & errored)
+        with np.errstate(invalid="ignore"):
+            false = rows & ~errored & ~np.isnan(norm) & (norm < 1.0 - _TOL)
+        ok[_any(gid, n, false)] = 0.0
+    return ok, err
 
 
 def _verdict(n_usable: int, n_pass: int, n_errored: int) -> str:

@@ -20,24 +20,19 @@ own optimum until the deviance stops improving). Everything is computed from per
 sums XᵢᵀXᵢ, Xᵢᵀyᵢ, yᵢᵀyᵢ, so the cost is linear in the number of cases.
 
 Satterthwaite df as lmerTest (Kuznetsova, Brockhoff & Christensen 2017, J. Stat. Softw.
-82(13)): the variance parameters are φ = (θ, σ); A = 2 H⁺ where H is the numerical
-Hessian (Richardson-extrapolated central differences) of the REML deviance at φ̂,
-
-    D(φ) = Σ log|M_i| + log|XᵀWX| + r²(θ)/σ² + (N − p) log(2πσ²)
-
-inverted over its eigenvalues > 1e-8 (Moore–Penrose, as lmerTest); the Jacobian of
-Cov(β̂) = σ² (XᵀWX)⁻¹ with respect to φ is numerical in θ and analytic in σ.
+82(13)): the variance parameters are φ = (θ, σ); A = 2 H⁺ where H is the Hessian of the
+REML deviance D(φ) = Σ log|M_i| + log|XᵀWX| + r²(θ)/σ² + (N − p) log(2πσ²) at φ̂,
+inverted over its eigenvalues > 1e-8 (Moore–Penrose, as lmerTest); H and the Jacobian of
+Cov(β̂) = σ² (XᵀWX)⁻¹ are analytic (`reml_hessian`), not numerical differences.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
-
-from eval_harness.analysis.stats.reml import pinv_positive
 
 SINGULAR_TOL = 1e-4  # lme4::isSingular: a θ with lower bound 0 below this is at the boundary
 
@@ -73,83 +68,145 @@ def _tril_colmajor(q: int) -> tuple[np.ndarray, np.ndarray]:
 
 @dataclass(frozen=True)
 class Structure:
-    """Random-effects structure: intercept + slopes of `cols` (X columns), correlated or not."""
+    """Random-effects structure: intercept + slopes of `cols` (X columns), with Λ block
+    diagonal over consecutive groups of `blocks` columns, each block lower triangular.
+
+    One block of all q columns is lme4's correlated `(1 + A + B | case)`; one block per
+    term is `(1 | case) + (0 + A | case) + (0 + B | case)` (uncorrelated between terms,
+    correlated within the columns of a term, so invariant to the order and coding of its
+    levels); blocks of one column are `(1 + A1 + A2 || case)` on numeric columns.
+    θ is lme4's: each block's lower triangle, column-major, blocks in order.
+    """
 
     cols: tuple[int, ...]  # X columns of the random effects, intercept (0) first
-    correlated: bool
+    blocks: tuple[int, ...]  # sizes of the diagonal blocks of Λ (sum = q)
 
     @property
     def q(self) -> int:
         return len(self.cols)
 
+    @property
+    def correlated(self) -> bool:
+        """One block: every pair of random effects may correlate."""
+        return len(self.blocks) == 1
+
     def n_theta(self) -> int:
-        return self.q * (self.q + 1) // 2 if self.correlated else self.q
+        return sum(b * (b + 1) // 2 for b in self.blocks)
+
+    def index(self) -> tuple[np.ndarray, np.ndarray]:
+        """(row, column) of Λ that each θ_k is."""
+        rows, cols, start = [], [], 0
+        for b in self.blocks:
+            r, c = _tril_colmajor(b)
+            rows.append(r + start)
+            cols.append(c + start)
+            start += b
+        return np.concatenate(rows), np.concatenate(cols)
 
     def lower_bounds(self) -> np.ndarray:
         """0 for the diagonal of Λ, −∞ off it (lme4's `lower`)."""
-        if not self.correlated:
-            return np.zeros(self.q)
-        return np.array([0.0 if i == j else -np.inf for j in range(self.q) for i in range(j, self.q)])
+        rows, cols = self.index()
+        return np.where(rows == cols, 0.0, -np.inf)
 
     def factor(self, theta: np.ndarray) -> np.ndarray:
-        """Λ from θ (lower triangle, column-major, as lme4)."""
-        if not self.correlated:
-            return np.diag(theta)
+        """Λ from θ."""
         lam = np.zeros((self.q, self.q))
-        rows, cols = _tril_colmajor(self.q)
+        rows, cols = self.index()
         lam[rows, cols] = theta
         return lam
+
+    def theta_of(self, lam: np.ndarray) -> np.ndarray:
+        """θ of a Λ with this block pattern."""
+        rows, cols = self.index()
+        return lam[rows, cols]
 
     def start(self) -> np.ndarray:
         return np.where(np.isfinite(self.lower_bounds()), 1.0, 0.0)
 
 
 @dataclass(frozen=True)
-class _Eval:
+class Blocks:
+    """Per-case algebra at θ, relative to σ² (W_i = V_i⁻¹ σ², V_i/σ² = I + Z_i Λ Λᵀ Z_iᵀ).
+
+    a_i = Z_iᵀW_iZ_i, b_i = Z_iᵀW_iX_i, c_i = Z_iᵀW_iy_i; XᵀWX, XᵀWy, yᵀWy summed over
+    cases. Every product is a batched matmul or a tensordot over (case, effect): the cost
+    is linear in the number of cases.
+    """
+
+    lam: np.ndarray
     logdet_m: float
+    a: np.ndarray  # (n, q, q)
+    b: np.ndarray  # (n, q, p)
+    c: np.ndarray  # (n, q)
     xwx: np.ndarray
     xwy: np.ndarray
     ywy: float
 
 
-def _evaluate(s: CaseSums, st: Structure, theta: np.ndarray) -> _Eval:
+def blocks(s: CaseSums, st: Structure, theta: np.ndarray) -> Blocks:
+    """The per-case blocks at θ (raises LinAlgError when some M_i is not positive definite)."""
     r = list(st.cols)
+    p = s.xtx.shape[1]
     lam = st.factor(theta)
-    ztz = s.xtx[:, r][:, :, r]
     ztx = s.xtx[:, r, :]
+    ztz = ztx[:, :, r]
     zty = s.xty[:, r]
-    lzx = np.einsum("ab,nbc->nac", lam.T, ztx)  # Λᵀ Z_iᵀ X_i
-    lzy = zty @ lam  # rows: (Λᵀ Z_iᵀ y_i)ᵀ
-    m = np.einsum("ab,nbc,cd->nad", lam.T, ztz, lam) + np.eye(st.q)
+    k = ztz @ lam  # Z_iᵀZ_i Λ
+    m = np.matmul(lam.T, k) + np.eye(st.q)  # M_i = Λᵀ Z_iᵀ Z_i Λ + I
     chol = np.linalg.cholesky(m)
     logdet = 2.0 * float(np.log(np.diagonal(chol, axis1=1, axis2=2)).sum())
-    rhs = np.concatenate([lzx, lzy[:, :, None]], axis=2)
-    sol = np.linalg.solve(m, rhs)
-    xwx = s.xtx.sum(axis=0) - np.einsum("nap,naq->pq", lzx, sol[:, :, :-1])
-    xwy = s.xty.sum(axis=0) - np.einsum("nap,na->p", lzx, sol[:, :, -1])
-    ywy = float(s.yty.sum() - np.einsum("na,na->", lzy, sol[:, :, -1]))
-    return _Eval(logdet, (xwx + xwx.T) / 2.0, xwy, ywy)
+    rhs = np.matmul(lam.T, np.concatenate([ztx, zty[:, :, None]], axis=2))  # Λᵀ Z_iᵀ [X_i, y_i]
+    sol = np.linalg.solve(m, rhs)  # M_i⁻¹ Λᵀ Z_iᵀ [X_i, y_i]
+    corr = k @ sol  # Z_iᵀZ_iΛ M_i⁻¹ Λᵀ Z_iᵀ [X_i, y_i]
+    b = ztx - corr[:, :, :p]
+    c = zty - corr[:, :, p]
+    a = b[:, :, r]  # Z's columns are X's columns
+    rx = rhs[:, :, :p]
+    xwx = s.xtx.sum(axis=0) - np.tensordot(rx, sol[:, :, :p], axes=([0, 1], [0, 1]))
+    xwy = s.xty.sum(axis=0) - np.tensordot(rx, sol[:, :, p], axes=([0, 1], [0, 1]))
+    ywy = float(s.yty.sum() - np.vdot(rhs[:, :, p], sol[:, :, p]))
+    return Blocks(lam, logdet, (a + a.transpose(0, 2, 1)) / 2.0, b, c, (xwx + xwx.T) / 2.0,
+                  xwy, ywy)
 
 
-def _beta_rss(e: _Eval) -> tuple[np.ndarray, float, float]:
+@dataclass(frozen=True)
+class Gls:
+    """GLS at θ: C = (XᵀWX)⁻¹, β̂, r² = yᵀWy − β̂ᵀXᵀWy, log|XᵀWX|."""
+
+    cinv: np.ndarray
+    beta: np.ndarray
+    rss: float
+    logdet_x: float
+
+
+def gls(e: Blocks) -> Gls:
     chol = np.linalg.cholesky(e.xwx)
-    beta = np.linalg.solve(e.xwx, e.xwy)
+    cinv = np.linalg.inv(e.xwx)
+    beta = cinv @ e.xwy
     rss = e.ywy - float(beta @ e.xwy)
-    return beta, max(rss, 0.0), 2.0 * float(np.log(np.diag(chol)).sum())
+    return Gls((cinv + cinv.T) / 2.0, beta, max(rss, 0.0), 2.0 * float(np.log(np.diag(chol)).sum()))
+
+
+def _reml(e: Blocks, g: Gls, n_obs: int) -> float:
+    dof = n_obs - e.xwx.shape[0]
+    if g.rss <= 0.0:
+        return -np.inf
+    return e.logdet_m + g.logdet_x + dof * (1.0 + np.log(2.0 * np.pi * g.rss / dof))
 
 
 def profiled_deviance(s: CaseSums, st: Structure, theta: np.ndarray) -> float:
     """REML criterion d(θ) as `lme4::lmer(..., REML = TRUE)` reports it (`deviance(fit,
     REML = TRUE)`)."""
     try:
-        e = _evaluate(s, st, theta)
-        _, rss, logdet_x = _beta_rss(e)
+        e = blocks(s, st, theta)
+        return _reml(e, gls(e), s.n_obs)
     except np.linalg.LinAlgError:
         return np.inf
-    dof = s.n_obs - e.xwx.shape[0]
-    if rss <= 0.0:
-        return -np.inf
-    return e.logdet_m + logdet_x + dof * (1.0 + np.log(2.0 * np.pi * rss / dof))
+
+
+def theta_index(st: Structure) -> tuple[np.ndarray, np.ndarray]:
+    """(row, column) of Λ that each θ_k is."""
+    return st.index()
 
 
 def deviance_and_gradient(s: CaseSums, st: Structure, theta: np.ndarray) -> tuple[float, np.ndarray]:
@@ -162,109 +219,22 @@ def deviance_and_gradient(s: CaseSums, st: Structure, theta: np.ndarray) -> tupl
     (∂ log|V| = tr(W ∂V), ∂ log|XᵀWX| = −tr(C XᵀW ∂V W X), ∂r² = −yᵀP ∂V P y), and
     tr(S G_k) = 2 (S Λ)_{rc} for θ_k = Λ_{rc}.
     """
-    r = list(st.cols)
-    lam = st.factor(theta)
-    p = s.xtx.shape[1]
-    ztx = s.xtx[:, r, :]
-    ztz = ztx[:, :, r]
-    zty = s.xty[:, r]
-    m = np.einsum("ab,nbc,cd->nad", lam.T, ztz, lam) + np.eye(st.q)
     try:
-        chol = np.linalg.cholesky(m)
-        rhs = np.concatenate([np.einsum("ab,nbc->nac", lam.T, ztx),
-                              (zty @ lam)[:, :, None]], axis=2)
-        sol = np.linalg.solve(m, rhs)  # M⁻¹ Λᵀ [ZᵀX, Zᵀy]
-        k = ztz @ lam  # Z_iᵀZ_i Λ
-        b = ztx - k @ sol[:, :, :p]  # Z_iᵀ W_i X_i
-        c = zty - np.einsum("nab,nb->na", k, sol[:, :, p])  # Z_iᵀ W_i y_i
-        a = ztz - k @ sol[:, :, r]  # Z_iᵀ W_i Z_i
-        xwx = s.xtx.sum(axis=0) - np.einsum("nap,naq->pq", rhs[:, :, :p], sol[:, :, :p])
-        xwy = s.xty.sum(axis=0) - np.einsum("nap,na->p", rhs[:, :, :p], sol[:, :, p])
-        ywy = float(s.yty.sum() - np.einsum("na,na->", rhs[:, :, p], sol[:, :, p]))
-        xwx = (xwx + xwx.T) / 2.0
-        cx = np.linalg.cholesky(xwx)
-        cinv = np.linalg.inv(xwx)
+        e = blocks(s, st, theta)
+        g = gls(e)
     except np.linalg.LinAlgError:
         return np.inf, np.zeros_like(theta)
-    beta = cinv @ xwy
-    rss = ywy - float(beta @ xwy)
-    dof = s.n_obs - p
-    if rss <= 0.0:
-        return -np.inf, np.zeros_like(theta)
-    dev = (2.0 * float(np.log(np.diagonal(chol, axis1=1, axis2=2)).sum())
-           + 2.0 * float(np.log(np.diag(cx)).sum()) + dof * (1.0 + np.log(2.0 * np.pi * rss / dof)))
-    u = c - b @ beta
-    smat = (a.sum(axis=0) - np.einsum("nap,pq,nbq->ab", b, cinv, b)
-            - dof / rss * np.einsum("na,nb->ab", u, u))
-    sl = 2.0 * smat @ lam
-    if not st.correlated:
-        return dev, np.diag(sl).copy()
-    rows, cols = _tril_colmajor(st.q)
-    return dev, sl[rows, cols]
-
-
-def _vp_deviance(s: CaseSums, st: Structure, varpar: np.ndarray) -> float:
-    """D(θ, σ): the REML deviance at a given σ (lmerTest's `devfun_vp`)."""
-    theta, sigma = varpar[:-1], float(varpar[-1])
-    e = _evaluate(s, st, theta)
-    _, rss, logdet_x = _beta_rss(e)
+    dev = _reml(e, g, s.n_obs)
+    if not np.isfinite(dev):
+        return dev, np.zeros_like(theta)
     dof = s.n_obs - e.xwx.shape[0]
-    return e.logdet_m + logdet_x + rss / sigma**2 + dof * np.log(2.0 * np.pi * sigma**2)
-
-
-def _covbeta(s: CaseSums, st: Structure, theta: np.ndarray) -> np.ndarray:
-    """(XᵀWX)⁻¹ at θ (Cov(β̂) / σ²)."""
-    return np.linalg.inv(_evaluate(s, st, theta).xwx)
-
-
-def _steps(x: np.ndarray) -> np.ndarray:
-    # numDeriv's genD: d = 0.1 relative, eps = 1e-4 where |x| < zero.tol
-    zero_tol = np.sqrt(np.finfo(float).eps / 7e-7)
-    return np.where(np.abs(x) < zero_tol, 1e-4, 0.1 * np.abs(x))
-
-
-def hessian(f: Callable[[np.ndarray], float], x: np.ndarray, r: int = 4) -> np.ndarray:
-    """Second derivatives by central differences with r Richardson steps (numDeriv-style)."""
-    k = x.size
-    f0 = f(x)
-    h0 = _steps(x)
-    levels = []
-    for level in range(r):
-        h = h0 / 2.0**level
-        hm = np.zeros((k, k))
-        diag = np.zeros(k)
-        for i in range(k):
-            ei = np.zeros(k)
-            ei[i] = h[i]
-            diag[i] = (f(x + ei) - 2.0 * f0 + f(x - ei)) / h[i] ** 2
-        for i in range(k):
-            hm[i, i] = diag[i]
-            for j in range(i):
-                eij = np.zeros(k)
-                eij[i], eij[j] = h[i], h[j]
-                val = (f(x + eij) - 2.0 * f0 + f(x - eij) - diag[i] * h[i] ** 2
-                       - diag[j] * h[j] ** 2) / (2.0 * h[i] * h[j])
-                hm[i, j] = hm[j, i] = val
-        levels.append(hm)
-    for m in range(1, r):
-        levels = [(levels[t + 1] * 4.0**m - levels[t]) / (4.0**m - 1.0) for t in range(len(levels) - 1)]
-    return levels[0]
-
-
-def jacobian(f: Callable[[np.ndarray], np.ndarray], x: np.ndarray, r: int = 4) -> list[np.ndarray]:
-    """∂f/∂x_j (one array per j) by central differences with Richardson extrapolation."""
-    h0 = _steps(x)
-    out = []
-    for j in range(x.size):
-        levels = []
-        for level in range(r):
-            e = np.zeros(x.size)
-            e[j] = h0[j] / 2.0**level
-            levels.append((f(x + e) - f(x - e)) / (2.0 * e[j]))
-        for m in range(1, r):
-            levels = [(levels[t + 1] * 4.0**m - levels[t]) / (4.0**m - 1.0) for t in range(len(levels) - 1)]
-        out.append(levels[0])
-    return out
+    u = e.c - e.b @ g.beta
+    bc = e.b @ g.cinv
+    smat = (e.a.sum(axis=0) - np.tensordot(bc, e.b, axes=([0, 2], [0, 2]))
+            - dof / g.rss * (u.T @ u))
+    sl = 2.0 * smat @ e.lam
+    rows, cols = theta_index(st)
+    return dev, sl[rows, cols]
 
 
 @dataclass(frozen=True)
@@ -291,19 +261,37 @@ class MixedFit:
 
 def canonical_theta(st: Structure, theta: np.ndarray) -> np.ndarray:
     """The θ with a non-negative diagonal giving the same Λ Λᵀ (flip column signs)."""
-    if not st.correlated:
-        return np.abs(theta)
     lam = st.factor(theta)
-    lam = lam * np.where(np.diag(lam) < 0, -1.0, 1.0)[None, :]
-    rows, cols = _tril_colmajor(st.q)
-    return lam[rows, cols]
+    return st.theta_of(lam * np.where(np.diag(lam) < 0, -1.0, 1.0)[None, :])
 
 
-def _optimise(s: CaseSums, st: Structure) -> tuple[np.ndarray, float]:
+def block_start(st: Structure, cov: np.ndarray) -> np.ndarray:
+    """θ of `st` closest to a relative covariance ΛΛᵀ of the same q (a warm start from a
+    fit of another structure): the Cholesky factor of each diagonal block, ridged."""
+    lam = np.zeros_like(cov)
+    start = 0
+    for b in st.blocks:
+        blk = cov[start:start + b, start:start + b]
+        ridge = 1e-4 * max(float(np.trace(blk)) / b, 1e-4)
+        lam[start:start + b, start:start + b] = np.linalg.cholesky(blk + ridge * np.eye(b))
+        start += b
+    return st.theta_of(lam)
+
+
+def rank_deficient(lam: np.ndarray) -> bool:
+    """rePCA (Bates, Kliegl, Vasishth & Baayen 2015, arXiv:1506.04967): the relative
+    covariance ΛΛᵀ has fewer dimensions than q when a singular value of Λ (the sd of a
+    principal component, in units of σ) is below SINGULAR_TOL — lme4's `isSingular`."""
+    return bool(np.linalg.svd(lam, compute_uv=False).min() < SINGULAR_TOL)
+
+
+def _optimise(s: CaseSums, st: Structure, warm: np.ndarray | None = None
+              ) -> tuple[np.ndarray, float]:
     """Minimise d(θ). The deviance depends on Λ only through Λ Λᵀ, which is unchanged by
     flipping the sign of a column of Λ, so the search runs unconstrained (BFGS) and the
     optimum is mapped to lme4's non-negative diagonal: a bounded search tends to stick at
-    a zero variance that is not the optimum."""
+    a zero variance that is not the optimum. `warm` (a θ from a related fit) is tried
+    first; the default starts only guard against a boundary optimum."""
     from scipy import optimize  # ~25 MiB (with scipy.linalg, .sparse): only when a model is fitted
 
     def fun(t: np.ndarray) -> float:
@@ -313,7 +301,10 @@ def _optimise(s: CaseSums, st: Structure) -> tuple[np.ndarray, float]:
         return deviance_and_gradient(s, st, t)
 
     best_t, best_d = st.start(), fun(st.start())
-    for x0 in (st.start(), 0.3 * st.start()):
+    starts = [st.start(), 0.3 * st.start()]
+    if warm is not None:
+        starts.insert(0, warm)
+    for x0 in starts:
         t, d = x0, fun(x0)
         for _ in range(3):  # restart from the optimum until it stops improving
             res = optimize.minimize(fun_grad, t, jac=True, method="BFGS",
@@ -325,8 +316,8 @@ def _optimise(s: CaseSums, st: Structure) -> tuple[np.ndarray, float]:
                 break
         if d < best_d:
             best_t, best_d = t, d
-        if not np.any(np.abs(np.diag(st.factor(best_t))) < SINGULAR_TOL):
-            break  # an interior optimum: the second start only guards boundary ones
+        if not rank_deficient(st.factor(best_t)):
+            break  # an interior optimum: further starts only guard boundary ones
     theta = canonical_theta(st, best_t)
     lower = st.lower_bounds()
     # a variance at the boundary is exactly 0 (lme4 reports it so)
@@ -334,36 +325,40 @@ def _optimise(s: CaseSums, st: Structure) -> tuple[np.ndarray, float]:
     return theta, fun(theta)
 
 
-def fit_mixed(s: CaseSums, st: Structure, *, with_df: bool = True) -> MixedFit:
+def fit_mixed(s: CaseSums, st: Structure, *, with_df: bool = True,
+              warm: np.ndarray | None = None) -> MixedFit:
     """REML fit of one structure (X must have full column rank)."""
-    theta, dev = _optimise(s, st)
+    theta, dev = _optimise(s, st, warm)
     return fit_at(s, st, theta, dev, with_df=with_df)
 
 
 def fit_at(s: CaseSums, st: Structure, theta: np.ndarray, dev: float, *,
            with_df: bool = True) -> MixedFit:
-    """The fit at a given optimum θ̂ (β̂, σ̂², Cov(β̂), and the Satterthwaite ingredients)."""
-    e = _evaluate(s, st, theta)
-    beta, rss, _ = _beta_rss(e)
+    """The fit at a given optimum θ̂ (β̂, σ̂², Cov(β̂), and the Satterthwaite ingredients:
+    the analytic Hessian and Jacobian of `reml_hessian`)."""
+    from eval_harness.analysis.stats.reml_hessian import (  # imports this module
+        pinv_positive,
+        vp_hessian,
+    )
+
+    e = blocks(s, st, theta)
+    g = gls(e)
     p = e.xwx.shape[0]
-    sigma2 = rss / (s.n_obs - p)
-    xwx_inv = np.linalg.inv(e.xwx)
-    lower = st.lower_bounds()
-    singular = bool(np.any(np.isfinite(lower) & (theta < SINGULAR_TOL)))
+    sigma2 = g.rss / (s.n_obs - p)
+    singular = rank_deficient(e.lam)
     grads: tuple[np.ndarray, ...] | None = None
     acov: np.ndarray | None = None
     if with_df and sigma2 > 0:
-        sigma = np.sqrt(sigma2)
-        varpar = np.concatenate([theta, [sigma]])
-        hess = hessian(lambda v: _vp_deviance(s, st, v), varpar)
+        hess, grads = vp_hessian(s, st, e, g, float(np.sqrt(sigma2)))
         acov = 2.0 * pinv_positive(hess)
-        jac_t = jacobian(lambda t: sigma2 * _covbeta(s, st, t), theta)
-        grads = (*jac_t, 2.0 * sigma * xwx_inv)
-    return MixedFit(st, theta, beta, sigma2 * xwx_inv, sigma2, dev, s.n_obs, p, grads, acov,
+    return MixedFit(st, theta, g.beta, sigma2 * g.cinv, sigma2, dev, s.n_obs, p, grads, acov,
                     singular)
 
 
 def slope_structure(term_cols: Sequence[Sequence[int]], correlated: bool) -> Structure:
-    """Intercept plus the X columns of every listed slope term."""
+    """Intercept plus the X columns of every listed slope term: one correlated block, or
+    one block per term (the intercept alone)."""
     cols = [0] + [c for t in term_cols for c in t]
-    return Structure(tuple(cols), correlated)
+    if correlated or not term_cols:
+        return Structure(tuple(cols), (len(cols),))
+    return Structure(tuple(cols), (1, *(len(t) for t in term_cols)))

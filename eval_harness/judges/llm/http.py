@@ -20,11 +20,12 @@ from __future__ import annotations
 
 import json
 import logging
+import math
 import threading
 from dataclasses import dataclass, field
 from typing import Any
 
-from eval_harness.judges.llm.providers import ModelRef, endpoint
+from eval_harness.judges.llm.providers import ModelRef, endpoint, shown_url
 
 # runner.transport (http.client, ssl, urllib) is imported on the first call, not here:
 # --dry-run builds every judge and must not pay for the HTTP stack (docs/performance.md)
@@ -86,7 +87,7 @@ def _error_text(body: bytes) -> str:
     text = body.decode("utf-8", "replace")
     try:
         data = json.loads(text)
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):  # not JSON, or nested thousands deep
         return text.strip()[:300] or "(empty body)"
     err = data.get("error", data) if isinstance(data, dict) else data
     if isinstance(err, dict):
@@ -113,6 +114,7 @@ def _retry_after(value: str | None) -> float | None:
 def _attempt(url: str, headers: dict[str, str], data: bytes,
              policy: RetryPolicy) -> dict[str, Any] | _Transient:
     """One request: the parsed reply, a transient failure, or LLMError (permanent)."""
+    from eval_harness.runner.scrub import loads_reply
     from eval_harness.runner.transport import TransportError, post
 
     try:
@@ -128,9 +130,10 @@ def _attempt(url: str, headers: dict[str, str], data: bytes,
             raise LLMError(last, reply.status) from None
         return _Transient(last, _retry_after(reply.headers.get("Retry-After")))
     try:
-        parsed = json.loads(reply.body)
-    except ValueError:
-        raise LLMError("provider returned a non-JSON body") from None
+        parsed = loads_reply(reply.body.decode("utf-8", "replace"))
+    except ValueError as exc:
+        why = str(exc) if "nested" in str(exc) else "a non-JSON body"
+        raise LLMError(f"provider returned {why}") from None
     if not isinstance(parsed, dict):
         raise LLMError("provider returned a non-object body")
     return parsed
@@ -181,34 +184,58 @@ def _anthropic_body(ref: ModelRef, system: str, user: str, schema: dict[str, Any
     return body
 
 
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
 def _parse_openai(data: dict[str, Any]) -> tuple[str | None, dict[str, Any] | None, str | None,
                                                   str | None]:
-    choices = data.get("choices") or []
-    if not choices or not isinstance(choices[0], dict):
+    # every field may have any shape (an untrusted server): wrong shapes read as absent
+    choices = data.get("choices")
+    if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
         raise LLMError("response has no choices")
-    message = choices[0].get("message") or {}
-    return message.get("content"), None, message.get("refusal"), choices[0].get("finish_reason")
+    message = choices[0].get("message")
+    if not isinstance(message, dict):
+        raise LLMError("response has no choices[0].message object")
+    content = message.get("content")
+    if isinstance(content, list):  # content parts
+        content = "".join(p["text"] for p in content
+                          if isinstance(p, dict) and isinstance(p.get("text"), str)) or None
+    return (_str(content), None, _str(message.get("refusal")),
+            _str(choices[0].get("finish_reason")))
 
 
 def _parse_anthropic(data: dict[str, Any]) -> tuple[str | None, dict[str, Any] | None,
                                                      str | None, str | None]:
     texts, structured = [], None
-    for block in data.get("content") or []:
-        if block.get("type") == "text":
-            texts.append(str(block.get("text", "")))
+    blocks = data.get("content")
+    for block in blocks if isinstance(blocks, list) else []:
+        if not isinstance(block, dict):
+            continue
+        if block.get("type") == "text" and isinstance(block.get("text"), str):
+            texts.append(block["text"])
         elif block.get("type") == "tool_use" and block.get("name") == VERDICT_TOOL:
-            structured = block.get("input")
-    stop = data.get("stop_reason")
+            found = block.get("input")
+            structured = found if isinstance(found, dict) else None
+    stop = _str(data.get("stop_reason"))
     refusal = ("\n".join(texts) or "refused") if stop == "refusal" else None
     return ("\n".join(texts) if texts else None), structured, refusal, stop
 
 
+def _count(value: Any) -> int | None:
+    ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+    return int(value) if ok and math.isfinite(value) and 0 <= value < 1e15 else None
+
+
 def _usage(data: dict[str, Any]) -> tuple[int | None, int | None, float | None]:
-    usage = data.get("usage") or {}
-    tin = usage.get("prompt_tokens", usage.get("input_tokens"))
-    tout = usage.get("completion_tokens", usage.get("output_tokens"))
+    usage = data.get("usage")
+    usage = usage if isinstance(usage, dict) else {}
+    tin = _count(usage.get("prompt_tokens", usage.get("input_tokens")))
+    tout = _count(usage.get("completion_tokens", usage.get("output_tokens")))
     cost = usage.get("cost")  # some gateways (OpenRouter, LiteLLM) report it
-    return tin, tout, (float(cost) if isinstance(cost, (int, float)) else None)
+    known = (isinstance(cost, (int, float)) and not isinstance(cost, bool)
+             and math.isfinite(cost) and 0 <= cost < 1e9)
+    return tin, tout, (float(cost) if known and cost is not None else None)
 
 
 def _mentions(err: LLMError, *words: str) -> bool:
@@ -240,6 +267,8 @@ def complete(ref: ModelRef, system: str, user: str, *, schema: dict[str, Any] | 
             data = _post(url, headers, body, policy)
             break
         except LLMError as exc:
+            if shown_url(url) not in str(exc):  # every failure names the endpoint it tried
+                exc = LLMError(f"{shown_url(url)}: {exc}", exc.status)
             if temperature is not None and _mentions(exc, "temperature"):
                 with _LOCK:
                     _NO_TEMPERATURE.add(ref.name)
@@ -256,7 +285,7 @@ def complete(ref: ModelRef, system: str, user: str, *, schema: dict[str, Any] | 
                 _LOG.warning(warnings[-1])
                 schema_sent = None
                 continue
-            raise
+            raise exc from None
     else:  # pragma: no cover - the loop always breaks or raises
         raise LLMError("request could not be built")
     parse = _parse_anthropic if ref.provider == "anthropic" else _parse_openai

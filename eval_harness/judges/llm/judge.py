@@ -2,20 +2,25 @@
 
 One call per sample index: look the verdict up in the cache; otherwise fence the untrusted
 outputs with a fresh delimiter, ask for structured output at temperature 0 (see
-:mod:`.http` for the fallbacks), validate the reply (:mod:`.verdict`) and cache it. Every
+:mod:`.http` for the fallbacks), validate the reply (:mod:`.verdict`) and cache it. Under
+the verdict cache (per eval) sits the model-call cache (:mod:`eval_harness.cache`, shared
+across evals and runs dirs), keyed by endpoint, model and the full prompt (rendered with
+the fixed key fence, since the live fence is random per call). Every
 failure raises :class:`JudgeFailure`, so the sample is errored, never passed. The verdict
 records the judge model, the temperature actually used, tokens and cost.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from eval_harness.cache.active import current as current_cache
 from eval_harness.judges.cache import VerdictCache, cache_key
 from eval_harness.judges.llm import verdict
-from eval_harness.judges.llm.http import LLMError, RetryPolicy, complete
+from eval_harness.judges.llm.http import Completion, LLMError, RetryPolicy, complete
 from eval_harness.judges.llm.prompting import (
     KEY_TOKEN,
     Fence,
@@ -71,8 +76,9 @@ class LLMJudge:
 
     def __init__(self, name: str, template: str, settings: LLMSettings,
                  rng: tuple[float, float] | None, cache: VerdictCache,
-                 reference: Any = None, kind: str | None = None) -> None:
+                 reference: Any = None, kind: str | None = None, appendix: str = "") -> None:
         self.name = name
+        self.appendix = appendix  # trusted text after the rendered prompt (judge context)
         self.template = template
         self.settings = settings
         self.rng = rng
@@ -98,7 +104,7 @@ class LLMJudge:
         if not used:  # the template never showed the answer: append it, fenced
             answer = as_text(ctx["outputs"].get("output") or "")
             text += "\n\nAnswer to evaluate:\n" + (fence.wrap(answer) if fence else answer)
-        return text
+        return text + self.appendix
 
     def evaluate(self, ctx: dict[str, Any], sample_index: int) -> Outcome:
         """One verdict (cached by judge, prompt, answer and sample index)."""
@@ -113,30 +119,67 @@ class LLMJudge:
         hit = self.cache.get(key)
         if hit is not None:
             return Outcome(hit["value"], hit.get("rationale"), {**hit.get("meta", {}), "cached": True})
-        untrusted = json.dumps(ctx["outputs"], default=str)
-        fence = new_fence(untrusted, self.template) if s.fence else None
-        try:
-            reply = complete(s.model, system_prompt(fence, fmt), self._prompt(ctx, fence),
-                             schema=verdict.schema(self.kind, self.rng), temperature=s.temperature,
-                             max_tokens=s.max_tokens, policy=s.policy)
-        except LLMError as exc:
-            raise JudgeFailure(f"judge call failed: {exc}") from None
+        reply, from_cache = self._complete(ctx, fmt, key_fence, sample_index)
         value, reasoning = verdict.parse(reply, self.kind, self.rng)
         meta = call_meta(s, reply.temperature, reply.input_tokens, reply.output_tokens,
                          reply.cost_usd, reply.warnings)
         self.cache.put(key, self.name, value, reasoning, meta)
-        return Outcome(value, reasoning, {**meta, "cached": False})
+        extra: dict[str, Any] = {"cache_hit": True} if from_cache else {}
+        return Outcome(value, reasoning, {**meta, "cached": False, **extra})
+
+    def _complete(self, ctx: dict[str, Any], fmt: str, key_fence: Fence | None,
+                  sample_index: int) -> tuple[Completion, bool]:
+        """(the model's reply, True when it came from the model-call cache)."""
+        s = self.settings
+        schema = verdict.schema(self.kind, self.rng)
+        calls = current_cache()
+        key = None
+        if calls is not None:
+            from eval_harness.cache.keys import call_key
+            from eval_harness.judges.llm.providers import endpoint
+
+            key = call_key(
+                kind="judge", provider=s.model.provider, endpoint=endpoint(s.model)[0],
+                model=s.model.model, replication=sample_index,
+                request={"system": system_prompt(key_fence, fmt),
+                         "user": self._prompt(ctx, key_fence), "schema": schema,
+                         "temperature": s.temperature, "max_tokens": s.max_tokens})
+            stored = calls.get(key)
+            if stored is not None:
+                return Completion(**stored.value), True
+        untrusted = json.dumps(ctx["outputs"], default=str)
+        fence = new_fence(untrusted, self.template) if s.fence else None
+        try:
+            reply = complete(s.model, system_prompt(fence, fmt), self._prompt(ctx, fence),
+                             schema=schema, temperature=s.temperature,
+                             max_tokens=s.max_tokens, policy=s.policy)
+        except LLMError as exc:
+            raise JudgeFailure(f"judge call failed: {exc}") from None
+        if calls is not None and key is not None:
+            meta = call_meta(s, reply.temperature, reply.input_tokens, reply.output_tokens,
+                             reply.cost_usd, reply.warnings)
+            calls.put(key, kind="judge", provider=s.model.provider, model=s.model.model,
+                      value=dataclasses.asdict(reply), cost_usd=meta["cost_usd"], latency_s=None)
+        return reply, False
 
 
 def call_meta(s: LLMSettings, temperature: float | None, tin: int | None, tout: int | None,
               cost: float | None, warnings: list[str]) -> dict[str, Any]:
-    """Per-verdict metadata: model, temperature used, tokens, cost (None when unknown)."""
-    if cost is None and s.cost_per_mtok is not None and tin is not None and tout is not None:
-        cost = (tin * s.cost_per_mtok[0] + tout * s.cost_per_mtok[1]) / 1e6
+    """Per-verdict metadata: model, temperature used, tokens, cost (None when unknown) and
+    where the cost came from: ``reported`` by the gateway, ``config`` (``cost_per_mtok``)
+    or ``table:<date>`` (:mod:`eval_harness.pricing.table`)."""
+    source = "reported" if cost is not None else None
+    if cost is None and tin is not None and tout is not None:
+        from eval_harness.pricing.table import Rates, Usage, call_cost, resolve_rates
+
+        found = ((Rates(*s.cost_per_mtok), "config") if s.cost_per_mtok is not None
+                 else resolve_rates(s.model.model))
+        if found is not None:
+            cost, source = call_cost(found[0], Usage(tin, tout)), found[1]
     tokens = tin + tout if tin is not None and tout is not None else None
     meta: dict[str, Any] = {"judge_model": s.model.name, "temperature": temperature,
                             "input_tokens": tin, "output_tokens": tout, "tokens": tokens,
-                            "cost_usd": cost}
+                            "cost_usd": cost, "cost_source": source}
     if warnings:
         meta["warnings"] = list(warnings)
     return meta

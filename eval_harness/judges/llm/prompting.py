@@ -29,7 +29,7 @@ from eval_harness.judges.values import JudgeFailure
 
 _MUSTACHE = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_-]+)*)\s*\}\}")
 KEY_TOKEN = "0" * 32
-UNTRUSTED_ROOTS = ("outputs",)
+UNTRUSTED_ROOTS = ("outputs", "conversation", "tool_trace")  # the last two: outputs fields
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,8 @@
 
 ``provider:model`` names the back end (``openai:gpt-4.1-nano``, ``anthropic:claude-haiku-4-5``);
 a bare name is inferred: ``claude-*`` -> anthropic, anything else -> openai. Endpoints and
-keys come from the environment at call time: ``OPENAI_BASE_URL`` (default
+keys: the judge's own ``base_url`` / ``api_key``, else ``models.judge_base_url`` /
+``models.judge_api_key``, else the environment at call time: ``OPENAI_BASE_URL`` (default
 ``https://api.openai.com/v1``; any OpenAI-compatible server: vLLM, Ollama, a local stub) /
 ``OPENAI_API_KEY`` and ``ANTHROPIC_BASE_URL`` (default ``https://api.anthropic.com``) /
 ``ANTHROPIC_API_KEY``.
@@ -23,6 +24,8 @@ class ModelRef:
 
     provider: str
     model: str
+    base_url: str | None = None  # the judge's or models.judge_base_url; None: environment
+    api_key: str | None = None  # resolved from ${VAR}; None: environment
 
     @property
     def name(self) -> str:
@@ -42,9 +45,19 @@ def endpoint(ref: ModelRef, env: Mapping[str, str] | None = None) -> tuple[str, 
     """(URL of the completion endpoint, API key or None)."""
     environ = os.environ if env is None else env
     if ref.provider == "anthropic":
-        base = environ.get("ANTHROPIC_BASE_URL") or "https://api.anthropic.com"
+        base = ref.base_url or environ.get("ANTHROPIC_BASE_URL") or "https://api.anthropic.com"
         base = base.rstrip("/")
         url = base + ("/messages" if base.endswith("/v1") else "/v1/messages")
-        return url, environ.get("ANTHROPIC_API_KEY")
-    base = (environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1").rstrip("/")
-    return base + "/chat/completions", environ.get("OPENAI_API_KEY")
+        return url, ref.api_key or environ.get("ANTHROPIC_API_KEY")
+    base = (ref.base_url or environ.get("OPENAI_BASE_URL") or "https://api.openai.com/v1").rstrip("/")
+    return base + "/chat/completions", ref.api_key or environ.get("OPENAI_API_KEY")
+
+
+def shown_url(url: str) -> str:
+    """``url`` for messages: no user info, no query (where keys hide)."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    port = f":{parts.port}" if parts.port else ""
+    return f"{parts.scheme}://{host}{port}{parts.path}" if parts.scheme else url

@@ -2,8 +2,11 @@
 
 For each case (differing cases first, as in the grid; at most ``MAX_CASES``) a ``<details>``
 block shows the resolved input once, then per condition and replication (at most
-``MAX_REPS``) the answer (``outputs.json`` → ``output``), the run status and every judge's
-value and rationale (``record.json`` → ``scores``). Long texts are truncated; everything
+``MAX_REPS``) the answer (``outputs.json`` → ``output``), the trace when one was stored
+(``trace.json``, nested collapsible steps), the run status and every judge's
+value and rationale (``record.json`` → ``scores``; for agent-eval-harness runs
+:mod:`eval_harness.analysis.aeh_runs`), with the case's latency, cost and tokens. Long texts
+are truncated; everything
 is escaped. Run directories are looked up as ``<runs_root>/<run_id>`` or
 ``<runs_root>/<eval>/<run_id>``.
 
@@ -15,6 +18,7 @@ the runs root and is not itself a symlink (``store.confine``).
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -22,8 +26,10 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from eval_harness.judges.values import MAX_ABS_VALUE
 from eval_harness.reports import fmt
 from eval_harness.reports.html.sections import esc
+from eval_harness.reports.html.trace_view import trace_html
 from eval_harness.reports.summaries import cell_text
 from eval_harness.store.confine import inside, open_run_file, safe_component
 
@@ -44,7 +50,7 @@ def _read_json(path: Path) -> Any:
         if len(data) > MAX_FILE_BYTES:
             return None
         return json.loads(data.decode("utf-8", errors="replace"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # RecursionError: nested thousands deep
         return None
 
 
@@ -87,10 +93,39 @@ def _judges(scores: Mapping[str, Any]) -> str:
     for name, s in scores.items():
         s = s if isinstance(s, Mapping) else {"value": s}
         value = "errored: " + str(s.get("error") or "") if s.get("errored") else s.get("value")
+        if isinstance(value, float) and not (math.isfinite(value) and abs(value) <= MAX_ABS_VALUE):
+            value = f"errored: unusable value ({'not finite' if not math.isfinite(value) else 'too large'})"
         rows.append(f"<tr><td>{esc(name)}</td><td>{esc(value)}</td>"
                     f"<td>{esc(fmt.truncate(s.get('rationale') or '', MAX_RATIONALE))}</td></tr>")
     return ("<table><thead><tr><th>judge</th><th>value</th><th>rationale</th></tr></thead>"
             f"<tbody>{''.join(rows)}</tbody></table>")
+
+
+def _facts(record: Mapping[str, Any]) -> str:
+    """`` · latency 1.2 s · cost $0.01 · 512 tokens`` for what the record states."""
+    out = ""
+    for key, shown in (("latency_s", "latency {:.3g} s"), ("cost_usd", "cost ${:.4g}"),
+                       ("tokens", "{:.0f} tokens")):
+        value = record.get(key)
+        if isinstance(value, (int, float)) and not isinstance(value, bool) and value == value:
+            out += " · " + shown.format(value)
+    return out
+
+
+def _aeh_attempt(run_dir: Path, case_id: str, rep: int) -> str:
+    """An agent-eval-harness case (summary.yaml, run_result.json, cases/<id>/stdout.log)."""
+    from eval_harness.analysis.aeh_runs import read_case
+
+    case = read_case(run_dir, case_id)
+    if case is None:
+        return f'<p class="note">replication {rep} · not in summary.yaml</p>'
+    head = f"replication {rep} · status {case.status}" + _facts(
+        {"latency_s": case.latency_s, "cost_usd": case.cost_usd, "tokens": case.tokens})
+    body = (_pre(case.output, MAX_ANSWER) if case.output is not None
+            else '<p class="na">no answer kept (cases/&lt;id&gt;/stdout.log)</p>')
+    scores = {j.name: {"value": j.value, "rationale": j.rationale, "errored": j.errored,
+                       "error": j.error} for j in case.judges}
+    return f'<p class="note">{esc(head)}</p>{body}{_judges(scores)}'
 
 
 def _attempt(case_dir: Path, rep: int) -> str:
@@ -98,14 +133,14 @@ def _attempt(case_dir: Path, rep: int) -> str:
     record = record if isinstance(record, dict) else {}
     outputs = _read_json(case_dir / "outputs.json")
     status = record.get("status", "unknown")
-    head = f"replication {rep} · status {status}"
+    head = f"replication {rep} · status {status}" + _facts(record)
     if record.get("reason"):
         head += f" · {record['reason']}"
     answer = outputs.get("output") if isinstance(outputs, Mapping) else None
     body = _pre(answer, MAX_ANSWER) if answer is not None else '<p class="na">no answer</p>'
     raw = record.get("scores")
     scores: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
-    return f'<p class="note">{esc(head)}</p>{body}{_judges(scores)}'
+    return f'<p class="note">{esc(head)}</p>{body}{trace_html(case_dir)}{_judges(scores)}'
 
 
 def omitted_note(n_cases: int, shown: int) -> str:
@@ -138,12 +173,14 @@ def drilldown_html(report: Mapping[str, Any], frame: pd.DataFrame,
     conds = report.get("conditions") or []
     cases = list((report.get("case_grid") or {}).get("cases") or [])
     shown = cases[:MAX_CASES]
-    # Only runs that hold per-case folders (agent-eval-harness runs have none), and only
-    # the samples of the cases shown: the frame has a row per sample and judge.
-    with_cases = {rid for rid, d in dirs.items() if (d / "cases").is_dir()}
+    # Runs that hold per-case folders or an agent-eval-harness summary.yaml, and only the
+    # samples of the cases shown: the frame has a row per sample and judge.
+    aeh = {rid for rid, d in dirs.items()
+           if (d / "summary.yaml").is_file() and not (d / "run.json").exists()}
+    with_cases = {rid for rid, d in dirs.items() if (d / "cases").is_dir()} | aeh
     if not with_cases:
-        return (f'<p class="na">{esc(fmt.NOT_AVAILABLE)} (the runs keep no per-case folders, '
-                'e.g. agent-eval-harness runs)</p>')
+        return f'<p class="na">{esc(fmt.NOT_AVAILABLE)} (the runs keep no per-case folders)</p>'
+
     by_key: dict[tuple[str, str], list[tuple[int, str]]] = {}
     if shown:
         cols = ["case_id", "condition_id", "replication", "run_id"]
@@ -164,6 +201,9 @@ def drilldown_html(report: Mapping[str, Any], frame: pd.DataFrame,
             for rep, run_id in attempts:
                 run_dir = dirs.get(run_id)
                 if run_dir is None or not safe_component(cid):
+                    continue
+                if run_id in aeh:
+                    blocks.append(_aeh_attempt(run_dir, cid, rep))
                     continue
                 case_dir = run_dir / "cases" / cid
                 if not inside(run_dir, case_dir):  # cases/<id> links out of the run

@@ -83,7 +83,7 @@ def test_judge_set_change_marks_modified(make_frame: Builder) -> None:
     assert comp["modified"] == ["a"]
 
 
-def test_gate_default_vs_significant_only(make_frame: Builder) -> None:
+def test_gate_strict_vs_cases_vs_overall(make_frame: Builder) -> None:
     old = make_frame({("m1",): {f"c{i}": [1] * 10 for i in range(8)}})
     # c0 drops to 0/10 (Fisher p = 1.08e-5, Holm over 8 cases 8.7e-5), c1 to 9/10 (p = 1):
     # only c0 is significant.
@@ -96,11 +96,15 @@ def test_gate_default_vs_significant_only(make_frame: Builder) -> None:
     assert comp["regressed"] == ["c0", "c1"] and comp["regressed_significant"] == ["c0"]
     row = next(r for r in comp["cases"] if r["case_id"] == "c0")
     assert row["fisher_p_adjusted"] == pytest.approx(8 * row["fisher_p"], rel=1e-12)
-    failed, reasons = gate(doc, fail_on_regression=True)
-    assert failed and "c0, c1" in reasons[0]
+    failed, reasons = gate(doc, fail_on_regression=True, rule="strict")
+    assert failed and "c0, c1" in reasons[0] and "strict" in reasons[0]
     failed, reasons = gate(doc, fail_on_regression=True, significant_only=True)
-    assert failed and reasons[0].endswith(": c0")
-    off, reasons_off = gate(doc, fail_on_regression=False)
+    # one Holm family: the overall test and the 8 cases (c0: 9 × 1.08e-5 < 0.05)
+    assert failed and reasons[0].endswith(": c0") and "Holm over 9 test(s)" in reasons[0]
+    # default: the overall one-sided test only (c0's 10 -> 0 alone makes it significant)
+    failed, reasons = gate(doc, fail_on_regression=True)
+    assert failed and len(reasons) == 1 and "significant overall drop" in reasons[0]
+    off, reasons_off = gate(doc, fail_on_regression=False, rule="strict")
     assert not off and reasons_off
 
 

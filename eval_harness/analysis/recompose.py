@@ -1,0 +1,72 @@
+"""Drop judges that errored on every sample from the composite (``--allow-errored-judges``).
+
+A judge that errored everywhere (a wrong key, an endpoint that is down) makes every
+sample's recorded composite *errored* — so nothing is left to analyse although the other
+judges scored every sample. With ``--allow-errored-judges`` the composite is formed again
+without those judges, by the rule of :mod:`eval_harness.analysis.composite` over the
+remaining entering judges j:
+
+    composite = errored                 if a remaining entering judge errored
+              = 0                       if a remaining boolean gate judge is false
+              = Σ_j w_j·x̃_j / Σ_j w_j  otherwise (the weights renormalised over j)
+
+with weights, gates and the entering set from the config (``composite`` block applied),
+else weight 1 and no gates. Samples whose run errored stay errored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping
+
+import numpy as np
+import pandas as pd
+
+from eval_harness.analysis.composite import JudgeSpec
+
+KEYS = ["condition_id", "run_id", "replication", "case_id"]
+
+
+def drop_from_composite(frame: pd.DataFrame, dropped: Collection[str],
+                        specs: Mapping[str, JudgeSpec] | None) -> pd.DataFrame:
+    """``frame`` with its composite rows recomputed without the ``dropped`` judges (their
+    own rows stay, errored, for the per-judge views)."""
+    if not dropped or frame.empty:
+        return frame
+    judge = frame["judge"].astype(str)
+    is_comp = (judge == "composite").to_numpy()
+    entering = ~is_comp & (frame["kind"].astype(str) != "pairwise").to_numpy() \
+        & ~judge.isin(set(dropped)).to_numpy()
+    if specs:
+        entering &= judge.map(lambda j: specs[j].in_composite if j in specs else False
+                              ).to_numpy(dtype=bool)
+    part = frame.loc[entering, KEYS].copy()
+    names = judge[entering]
+    weight = names.map(lambda j: specs[j].weight if specs and j in specs else 1.0)
+    gate = names.map(lambda j: bool(specs[j].gate) if specs and j in specs else False)
+    norm = pd.to_numeric(frame.loc[entering, "normalized"], errors="coerce")
+    err = frame.loc[entering, "errored"].fillna(False).astype(bool)
+    part["_err"] = err.to_numpy()
+    part["_zero"] = (gate.to_numpy(dtype=bool) & (norm.to_numpy() == 0.0) & ~err.to_numpy())
+    part["_unknown"] = (norm.isna() & ~err).to_numpy() & (weight.to_numpy() > 0)
+    part["_num"] = np.where(err | norm.isna(), 0.0, weight.to_numpy() * norm.fillna(0.0))
+    part["_den"] = weight.to_numpy(dtype=float)
+    agg = part.groupby(KEYS, observed=True, sort=False).agg(
+        _err=("_err", "any"), _zero=("_zero", "any"), _unknown=("_unknown", "any"),
+        _num=("_num", "sum"), _den=("_den", "sum")).reset_index()
+    with np.errstate(invalid="ignore", divide="ignore"):
+        value = np.where(agg["_err"], np.nan, np.where(
+            agg["_zero"], 0.0, np.where(agg["_unknown"] | (agg["_den"] <= 0), np.nan,
+                                        agg["_num"] / agg["_den"])))
+    agg["_value"], agg["_c_err"] = value, agg["_err"].to_numpy(dtype=bool)
+    comp = frame.loc[is_comp, KEYS].merge(agg[[*KEYS, "_value", "_c_err"]], on=KEYS,
+                                          how="left", sort=False)
+    out = frame.copy()
+    case_err = (out.loc[is_comp, "case_status"].astype(str) == "errored").to_numpy() \
+        if "case_status" in out.columns else np.zeros(int(is_comp.sum()), dtype=bool)
+    new_val = np.where(case_err, np.nan, comp["_value"].to_numpy(dtype=float))
+    new_err = case_err | comp["_c_err"].fillna(False).to_numpy(dtype=bool)
+    out.loc[is_comp, "value"] = new_val
+    out.loc[is_comp, "normalized"] = new_val
+    out.loc[is_comp, "errored"] = new_err
+    out.attrs = dict(frame.attrs)
+    return out

@@ -1,0 +1,1 @@
+"""Model prices: the shipped table (``prices.json``), per-model overrides, and call costs."""

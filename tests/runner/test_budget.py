@@ -1,0 +1,64 @@
+"""--max-spend and the per-cell limits against the billing stub ($0.01 per runner call)."""
+from __future__ import annotations
+
+from collections import Counter
+
+from cost_helpers import records, write_cost_eval
+
+from eval_harness.runner.budget import SpendTracker, cell_costs
+
+
+def test_max_spend_stops_within_one_cell_and_resume_runs_no_cell_twice(tmp_path, billing, cli):
+    cfg = write_cost_eval(tmp_path, billing, n_cases=20)  # 40 cells, $0.40 in all
+    runs = str(tmp_path / "runs")
+    code, _, err = cli("--config", str(cfg), "--runs-dir", runs, "--no-analysis",
+                       "--concurrency", "4", "--max-spend", "0.155")
+    assert code == 3, err
+    assert "spend cap $0.15 reached" in err and "cells left" in err and "resume" in err
+    first = records(tmp_path / "runs" / "cost")
+    spent = sum(r["cost_usd"] for r in first.values())
+    assert 0.155 - 0.01 <= spent <= 0.155 + 1e-9  # within one cell's cost, never past it
+    assert len(billing.calls("runner")) == len(first) < 40
+    code, _, err = cli("--config", str(cfg), "--runs-dir", runs, "--no-analysis",
+                       "--concurrency", "4")
+    assert code == 0, err
+    assert len(records(tmp_path / "runs" / "cost")) == 40
+    per_cell = Counter(str(e["body"]["messages"]) for e in billing.calls("runner"))
+    assert len(per_cell) == 40 and set(per_cell.values()) == {1}  # no cell ran twice
+
+
+def test_config_max_spend_and_per_cell_limits(tmp_path, billing, cli):
+    cfg = write_cost_eval(tmp_path, billing, n_cases=2,
+                          execution={"max_tokens_per_cell": 1200})  # each call uses 1500
+    code, _, err = cli("--config", str(cfg), "--runs-dir", str(tmp_path / "a"), "--no-analysis")
+    assert code == 4
+    recs = records(tmp_path / "a" / "cost").values()
+    assert {r["reason"] for r in recs} == {
+        "over execution.max_tokens_per_cell: 1,500 tokens > 1,200"}
+    cfg = write_cost_eval(tmp_path, billing, n_cases=2, execution={"max_cost_per_cell": 0.005})
+    code, _, err = cli("--config", str(cfg), "--runs-dir", str(tmp_path / "b"), "--no-analysis")
+    assert code == 4 and "over execution.max_cost_per_cell: $0.0100 > $0.0050" in err
+    cfg = write_cost_eval(tmp_path, billing, n_cases=10, execution={"max_spend": 0.03})
+    code, _, err = cli("--config", str(cfg), "--runs-dir", str(tmp_path / "c"), "--no-analysis")
+    assert code == 3 and len(records(tmp_path / "c" / "cost")) == 3
+
+
+def test_tracker_probes_one_cell_then_reserves_the_in_flight_estimate() -> None:
+    import threading
+
+    stop = threading.Event()
+    t = SpendTracker(0.05)
+    assert t.launch(stop)
+    t.settle(0.01)  # now a cell is known to cost 0.01
+    assert [t.launch(stop) for _ in range(5)] == [True, True, True, True, False]
+    t.settle(0.01), t.settle(0.01)
+    assert not t.launch(stop)  # 0.03 spent + (2 in flight + this one) x 0.01 > 0.05
+    assert "spend cap $0.05 reached: $0.03 spent" in t.left_line(7)
+
+
+def test_cell_costs_count_cache_hits_as_saved() -> None:
+    rec = {"cost_usd": 0.01, "cache_hit": True,
+           "scores": {"a": {"cost_usd": 0.002, "cache_hit": True}, "b": {"cost_usd": 0.003},
+                      "c": {"value": True}}}
+    assert cell_costs(rec) == (0.003, 0.012)
+    assert cell_costs({"cost_usd": None, "scores": {}}) == (None, 0.0)
