@@ -121,8 +121,10 @@ def evals_page(request: Request) -> Response:
                      "replications": max((m.replication for m in metas), default=0),
                      "run_status": _run_status(metas),
                      "last": finished[-1] if finished else None})
-    return d.render(request, "evals.html", rows=rows, token=_global_token(d),
+    page = d.render(request, "evals.html", rows=rows, token=_global_token(d),
                     skipped=d.catalog.skipped)
+    warm(request.app.state.dash)  # the evals a person is about to open start analysing
+    return page
 
 
 def _run_status(metas: list[Any]) -> dict[str, int]:
@@ -305,9 +307,8 @@ def create_app(roots: list[Path], *, host: str = "127.0.0.1", port: int = 8000,
     return guard
 
 
-def warm(app: Guard) -> None:
-    """Start analysing the first evals in the background (pages then open at once)."""
-    dash: Dashboard = app.dash
+def warm(dash: Dashboard) -> None:
+    """Start analysing the first evals in the background (not at start-up: the imports
+    and reads of an analysis would slow the first page; pages then open at once)."""
     for entry in list(dash.catalog.entries().values())[: dash.cache.max_evals]:
         dash.cache.lookup(entry, wait_s=0)
-
