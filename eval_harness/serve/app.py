@@ -64,7 +64,6 @@ class Dashboard:
                                autoescape=select_autoescape(default=True, default_for_string=True))
         self.env.filters["num"] = _num
         self.env.filters["pct"] = lambda x: "—" if x is None else f"{100 * float(x):.0f}%"
-        self.env.filters["levels"] = lambda lv: ", ".join(f"{k}={v}" for k, v in (lv or {}).items())
         self.env.filters["replace_page"] = _replace_page
         self.env.filters["pretty"] = lambda x: json.dumps(x, indent=2, ensure_ascii=False,
                                                           default=str)
@@ -91,7 +90,7 @@ class Dashboard:
 
 
 def _num(x: Any, digits: int = 3) -> str:
-    f = views._finite(x)
+    f = views.finite(x)
     return "—" if f is None else f"{f:.{digits}g}"
 
 
