@@ -110,6 +110,16 @@ def _power_inputs(method: str, vc: dict[str, Any], dc: DesignCheck,
             "replication": vc.get("replication")}, n_cases
 
 
+def _no_power_reason(method: str, dc: DesignCheck, tested: bool) -> str:
+    """Why `_power` returned None, in the words of what happened."""
+    if not tested:
+        return "power/MDE not computed: no term could be tested"
+    if method == "mixed" and dc.y.shape[0] < 2:
+        return ("power/MDE not computed: it needs the variance decomposition of at least 2 "
+                f"complete cases ({dc.y.shape[0]} here)")
+    return "power/MDE not computed: the paired-difference variance is 0"
+
+
 def _power(vc: Mapping[str, Any], n: int, k: int, alpha: float, tested: bool) -> dict[str, Any] | None:
     """MDE block; None (never 0 or rounding residue) when nothing could be tested or the
     paired-difference variance is zero: an MDE of 0 would claim any effect is detectable."""
@@ -166,6 +176,11 @@ def build_anova(
     terms: dict[str, dict[str, Any]] = {}
     family = 0
     notes = list(dc.notes) + ([chosen] if chosen else [])
+    if dc.excluded_cases and not excluded_cases:  # the fitted model kept them: say so
+        kept = (f"{len(dc.excluded_cases)} of {dc.n_cases_total} case(s) miss a cell: "
+                "every case is kept in the fitted model")
+        notes = [kept if n.endswith("excluded: not observed under every condition") else n
+                 for n in notes]
     if res is not None:
         terms, family = term_table(res, correction, alpha)
         excluded_terms += [{"term": e.term, "reason": e.reason} for e in res.excluded_terms]
@@ -228,7 +243,7 @@ def build_anova(
         "tool_version": __version__,
     }
     if doc["power"] is None and res is not None:
-        notes.append("power/MDE not computed: no term could be tested or the error variance is 0")
+        notes.append(_no_power_reason(method, dc, bool(terms)))
     summaries = condition_summaries(frame, response, dc.factors, frame.attrs.get("levels", {}),
                                     frame.attrs.get("run_costs", ()))
     doc["condition_summaries"] = summaries

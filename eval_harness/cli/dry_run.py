@@ -36,7 +36,7 @@ def _llm_judge_calls(exp: Experiment) -> int:
     cfg = exp.loaded.config
     per_run = 0
     for judge in cfg.judges:
-        if judge.prompt or judge.prompt_file or judge.reference_correctness:
+        if judge.is_llm and judge.pairwise is None:
             per_run += judge.samples
     calls = per_run * exp.total_runs
     n = len(exp.conditions)

@@ -137,7 +137,11 @@ def term_tests(s: DesignSums, method: str) -> tuple[list[TermTests], Components]
             if method == "rm":
                 err = np.where(t.ss_error > tol, t.ss_error, 0.0)
                 df_den = np.full_like(ss, float(t.df * (n - 1)))
-                eps = np.clip(t.gg_epsilon, 1.0 / t.df, 1.0)
+                # n − 1 < df_T: the term's error SSP matrix is singular, ε is undefined;
+                # afex (car::Anova) then reports the uncorrected test ("corrections not
+                # available"), and so do we
+                eps = (np.clip(t.gg_epsilon, 1.0 / t.df, 1.0) if n - 1 >= t.df
+                       else np.full_like(ss, np.nan))
             else:
                 pooled = np.where(comp.boundary, comp.ss_res + comp.ss_case, comp.ss_res)
                 err = np.where(pooled > tol, pooled, 0.0)
@@ -145,7 +149,8 @@ def term_tests(s: DesignSums, method: str) -> tuple[list[TermTests], Components]
                 eps = None
             f_val = (ss / t.df) / (err / df_den)
             p_unc = f_sf(f_val, t.df, df_den)
-            p_raw = p_unc if eps is None else f_sf(f_val, t.df * eps, df_den * eps)
+            p_raw = (p_unc if eps is None
+                     else np.where(np.isnan(eps), p_unc, f_sf(f_val, t.df * eps, df_den * eps)))
             reason = base_reason.copy()
             reason = np.where((reason == 0) & (err == 0) & (ss == 0), 3, reason)
             reason = np.where((reason == 0) & (err == 0), 4, reason)
@@ -234,6 +239,10 @@ def anova_balanced(
                 excluded.append(ExcludedTerm(name, REASONS[int(t.reason)]))
                 continue
             terms[name] = _term_result(name, t, method)
+            if method == "rm" and y.shape[0] - 1 < t.df_num:
+                notes.append(f"{name}: Greenhouse–Geisser correction not available (n − 1 = "
+                             f"{y.shape[0] - 1} < {int(t.df_num)} df; the error SSP matrix is "
+                             "singular): uncorrected p, as afex")
         case_var, resid_var = float(comp.case), float(comp.residual)
         if bool(comp.boundary) and method == "lmm":  # an rm test never uses this estimate
             notes.append(
@@ -267,7 +276,7 @@ def _term_result(name: str, t: TermTests, method: str) -> TermResult:
         df_den=df_den,
         p_uncorrected=float(t.p_uncorrected),
         p_raw=float(t.p_raw),
-        gg_epsilon=None if t.gg_epsilon is None else float(t.gg_epsilon),
+        gg_epsilon=None if t.gg_epsilon is None or np.isnan(t.gg_epsilon) else float(t.gg_epsilon),
         partial_eta_sq=ss / (ss + err) if method == "rm" else f_val * t.df_num / (f_val * t.df_num + df_den),
         ss=ss,
         ss_error=err,

@@ -206,6 +206,11 @@ def fitted_lmm(
         return all_excluded(REASONS[2])
     if len(y) <= x.shape[1] or np.linalg.matrix_rank(x) < x.shape[1]:
         return all_excluded("too few observations or an empty cell: the full-factorial model is not estimable")
+    from eval_harness.analysis.stats.slopes import (  # imports this module
+        SlopesModel,
+        term_hypothesis,
+    )
+
     with np.errstate(all="ignore"):
         fit = fit_random_intercept(x, y, case_codes)
         if not fit.sigma2 > 1e-10 * ss_total / len(y):
@@ -214,15 +219,13 @@ def fitted_lmm(
         for s in subsets:
             name = term_name(kf, s)
             kept_levels = [levels[j] for j in keep]
-            hyp = type3_hypothesis(kept_levels, s, cols[s], x.shape[1])
+            hyp = term_hypothesis(kept_levels, s, cols[s], x)  # type 1 for one factor
             result = wald_term_result(name, fit, fit.sigma2, hyp, float(cols[s].size))
             if result is None:
                 excluded.append(ExcludedTerm(name, REASONS[5]))
                 continue
             terms[name] = result
     notes = ("case variance on the REML boundary (0): the model is OLS on cell means",) if fit.boundary else ()
-    from eval_harness.analysis.stats.slopes import SlopesModel  # imports this module
-
     model = SlopesModel(fit, tuple(kf), tuple(tuple(levels[j]) for j in keep), dict(cols), (), (),
                         "(1 | case)")
     return AnovaResult(**base, terms=terms, excluded_terms=tuple(excluded),  # type: ignore[arg-type]

@@ -34,8 +34,6 @@ from functools import lru_cache
 
 import numpy as np
 
-from eval_harness.analysis.stats.reml import pinv_positive
-
 SINGULAR_TOL = 1e-4  # lme4::isSingular: a θ with lower bound 0 below this is at the boundary
 
 
@@ -70,32 +68,57 @@ def _tril_colmajor(q: int) -> tuple[np.ndarray, np.ndarray]:
 
 @dataclass(frozen=True)
 class Structure:
-    """Random-effects structure: intercept + slopes of `cols` (X columns), correlated or not."""
+    """Random-effects structure: intercept + slopes of `cols` (X columns), with Λ block
+    diagonal over consecutive groups of `blocks` columns, each block lower triangular.
+
+    One block of all q columns is lme4's correlated `(1 + A + B | case)`; one block per
+    term is `(1 | case) + (0 + A | case) + (0 + B | case)` (uncorrelated between terms,
+    correlated within the columns of a term, so invariant to the order and coding of its
+    levels); blocks of one column are `(1 + A1 + A2 || case)` on numeric columns.
+    θ is lme4's: each block's lower triangle, column-major, blocks in order.
+    """
 
     cols: tuple[int, ...]  # X columns of the random effects, intercept (0) first
-    correlated: bool
+    blocks: tuple[int, ...]  # sizes of the diagonal blocks of Λ (sum = q)
 
     @property
     def q(self) -> int:
         return len(self.cols)
 
+    @property
+    def correlated(self) -> bool:
+        """One block: every pair of random effects may correlate."""
+        return len(self.blocks) == 1
+
     def n_theta(self) -> int:
-        return self.q * (self.q + 1) // 2 if self.correlated else self.q
+        return sum(b * (b + 1) // 2 for b in self.blocks)
+
+    def index(self) -> tuple[np.ndarray, np.ndarray]:
+        """(row, column) of Λ that each θ_k is."""
+        rows, cols, start = [], [], 0
+        for b in self.blocks:
+            r, c = _tril_colmajor(b)
+            rows.append(r + start)
+            cols.append(c + start)
+            start += b
+        return np.concatenate(rows), np.concatenate(cols)
 
     def lower_bounds(self) -> np.ndarray:
         """0 for the diagonal of Λ, −∞ off it (lme4's `lower`)."""
-        if not self.correlated:
-            return np.zeros(self.q)
-        return np.array([0.0 if i == j else -np.inf for j in range(self.q) for i in range(j, self.q)])
+        rows, cols = self.index()
+        return np.where(rows == cols, 0.0, -np.inf)
 
     def factor(self, theta: np.ndarray) -> np.ndarray:
-        """Λ from θ (lower triangle, column-major, as lme4)."""
-        if not self.correlated:
-            return np.diag(theta)
+        """Λ from θ."""
         lam = np.zeros((self.q, self.q))
-        rows, cols = _tril_colmajor(self.q)
+        rows, cols = self.index()
         lam[rows, cols] = theta
         return lam
+
+    def theta_of(self, lam: np.ndarray) -> np.ndarray:
+        """θ of a Λ with this block pattern."""
+        rows, cols = self.index()
+        return lam[rows, cols]
 
     def start(self) -> np.ndarray:
         return np.where(np.isfinite(self.lower_bounds()), 1.0, 0.0)
@@ -183,9 +206,7 @@ def profiled_deviance(s: CaseSums, st: Structure, theta: np.ndarray) -> float:
 
 def theta_index(st: Structure) -> tuple[np.ndarray, np.ndarray]:
     """(row, column) of Λ that each θ_k is."""
-    if not st.correlated:
-        return np.arange(st.q), np.arange(st.q)
-    return _tril_colmajor(st.q)
+    return st.index()
 
 
 def deviance_and_gradient(s: CaseSums, st: Structure, theta: np.ndarray) -> tuple[float, np.ndarray]:
@@ -240,19 +261,37 @@ class MixedFit:
 
 def canonical_theta(st: Structure, theta: np.ndarray) -> np.ndarray:
     """The θ with a non-negative diagonal giving the same Λ Λᵀ (flip column signs)."""
-    if not st.correlated:
-        return np.abs(theta)
     lam = st.factor(theta)
-    lam = lam * np.where(np.diag(lam) < 0, -1.0, 1.0)[None, :]
-    rows, cols = _tril_colmajor(st.q)
-    return lam[rows, cols]
+    return st.theta_of(lam * np.where(np.diag(lam) < 0, -1.0, 1.0)[None, :])
 
 
-def _optimise(s: CaseSums, st: Structure) -> tuple[np.ndarray, float]:
+def block_start(st: Structure, cov: np.ndarray) -> np.ndarray:
+    """θ of `st` closest to a relative covariance ΛΛᵀ of the same q (a warm start from a
+    fit of another structure): the Cholesky factor of each diagonal block, ridged."""
+    lam = np.zeros_like(cov)
+    start = 0
+    for b in st.blocks:
+        blk = cov[start:start + b, start:start + b]
+        ridge = 1e-4 * max(float(np.trace(blk)) / b, 1e-4)
+        lam[start:start + b, start:start + b] = np.linalg.cholesky(blk + ridge * np.eye(b))
+        start += b
+    return st.theta_of(lam)
+
+
+def rank_deficient(lam: np.ndarray) -> bool:
+    """rePCA (Bates, Kliegl, Vasishth & Baayen 2015, arXiv:1506.04967): the relative
+    covariance ΛΛᵀ has fewer dimensions than q when a singular value of Λ (the sd of a
+    principal component, in units of σ) is below SINGULAR_TOL — lme4's `isSingular`."""
+    return bool(np.linalg.svd(lam, compute_uv=False).min() < SINGULAR_TOL)
+
+
+def _optimise(s: CaseSums, st: Structure, warm: np.ndarray | None = None
+              ) -> tuple[np.ndarray, float]:
     """Minimise d(θ). The deviance depends on Λ only through Λ Λᵀ, which is unchanged by
     flipping the sign of a column of Λ, so the search runs unconstrained (BFGS) and the
     optimum is mapped to lme4's non-negative diagonal: a bounded search tends to stick at
-    a zero variance that is not the optimum."""
+    a zero variance that is not the optimum. `warm` (a θ from a related fit) is tried
+    first; the default starts only guard against a boundary optimum."""
     from scipy import optimize  # ~25 MiB (with scipy.linalg, .sparse): only when a model is fitted
 
     def fun(t: np.ndarray) -> float:
@@ -262,7 +301,10 @@ def _optimise(s: CaseSums, st: Structure) -> tuple[np.ndarray, float]:
         return deviance_and_gradient(s, st, t)
 
     best_t, best_d = st.start(), fun(st.start())
-    for x0 in (st.start(), 0.3 * st.start()):
+    starts = [st.start(), 0.3 * st.start()]
+    if warm is not None:
+        starts.insert(0, warm)
+    for x0 in starts:
         t, d = x0, fun(x0)
         for _ in range(3):  # restart from the optimum until it stops improving
             res = optimize.minimize(fun_grad, t, jac=True, method="BFGS",
@@ -274,8 +316,8 @@ def _optimise(s: CaseSums, st: Structure) -> tuple[np.ndarray, float]:
                 break
         if d < best_d:
             best_t, best_d = t, d
-        if not np.any(np.abs(np.diag(st.factor(best_t))) < SINGULAR_TOL):
-            break  # an interior optimum: the second start only guards boundary ones
+        if not rank_deficient(st.factor(best_t)):
+            break  # an interior optimum: further starts only guard boundary ones
     theta = canonical_theta(st, best_t)
     lower = st.lower_bounds()
     # a variance at the boundary is exactly 0 (lme4 reports it so)
@@ -283,9 +325,10 @@ def _optimise(s: CaseSums, st: Structure) -> tuple[np.ndarray, float]:
     return theta, fun(theta)
 
 
-def fit_mixed(s: CaseSums, st: Structure, *, with_df: bool = True) -> MixedFit:
+def fit_mixed(s: CaseSums, st: Structure, *, with_df: bool = True,
+              warm: np.ndarray | None = None) -> MixedFit:
     """REML fit of one structure (X must have full column rank)."""
-    theta, dev = _optimise(s, st)
+    theta, dev = _optimise(s, st, warm)
     return fit_at(s, st, theta, dev, with_df=with_df)
 
 
@@ -293,14 +336,16 @@ def fit_at(s: CaseSums, st: Structure, theta: np.ndarray, dev: float, *,
            with_df: bool = True) -> MixedFit:
     """The fit at a given optimum θ̂ (β̂, σ̂², Cov(β̂), and the Satterthwaite ingredients:
     the analytic Hessian and Jacobian of `reml_hessian`)."""
-    from eval_harness.analysis.stats.reml_hessian import vp_hessian  # imports this module
+    from eval_harness.analysis.stats.reml_hessian import (  # imports this module
+        pinv_positive,
+        vp_hessian,
+    )
 
     e = blocks(s, st, theta)
     g = gls(e)
     p = e.xwx.shape[0]
     sigma2 = g.rss / (s.n_obs - p)
-    lower = st.lower_bounds()
-    singular = bool(np.any(np.isfinite(lower) & (theta < SINGULAR_TOL)))
+    singular = rank_deficient(e.lam)
     grads: tuple[np.ndarray, ...] | None = None
     acov: np.ndarray | None = None
     if with_df and sigma2 > 0:
@@ -311,6 +356,9 @@ def fit_at(s: CaseSums, st: Structure, theta: np.ndarray, dev: float, *,
 
 
 def slope_structure(term_cols: Sequence[Sequence[int]], correlated: bool) -> Structure:
-    """Intercept plus the X columns of every listed slope term."""
+    """Intercept plus the X columns of every listed slope term: one correlated block, or
+    one block per term (the intercept alone)."""
     cols = [0] + [c for t in term_cols for c in t]
-    return Structure(tuple(cols), correlated)
+    if correlated or not term_cols:
+        return Structure(tuple(cols), (len(cols),))
+    return Structure(tuple(cols), (1, *(len(t) for t in term_cols)))

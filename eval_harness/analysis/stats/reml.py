@@ -14,8 +14,8 @@ deviance profiled over σ² is minimised over λ ≥ 0 (grid, then bounded Brent
 Per-term tests are Wald F on the term's columns, F = β_Tᵀ Cov_TT⁻¹ β_T / q, with
 Satterthwaite denominator df as lmerTest (Kuznetsova, Brockhoff & Christensen 2017,
 J. Stat. Softw. 82(13)): for each eigen-contrast m of Cov_TT, ν_m = 2 d_m² / (g_mᵀ A g_m),
-g_m the gradient of its variance in φ = (σ²_c, σ²), A = 2 H⁻¹ (H the numerical Hessian
-of the REML deviance); then df = 2E/(E − q) with E = Σ ν_m/(ν_m − 2). On the boundary
+g_m the gradient of its variance in φ = (θ, σ), θ = σ_c/σ, A = 2 H⁺ (H the analytic
+Hessian of the REML deviance, `reml_hessian`); then df = 2E/(E − q) with E = Σ ν_m/(ν_m − 2). On the boundary
 (σ²_c = 0) the model is OLS and df = N − p, matching the balanced closed form.
 """
 
@@ -38,8 +38,8 @@ class RemlFit:
     boundary: bool
     n_obs: int
     n_params: int
-    grad_cov: tuple[np.ndarray, np.ndarray] | None  # dCov/dσ²_c, dCov/dσ²
-    acov_phi: np.ndarray | None  # asymptotic covariance of (σ²_c, σ²)
+    grad_cov: tuple[np.ndarray, ...] | None  # dCov/dθ, dCov/dσ (θ = σ_c/σ, as lmerTest)
+    acov_phi: np.ndarray | None  # asymptotic covariance of (θ, σ)
 
 
 class _Sums:
@@ -108,36 +108,6 @@ def _argmin_ratio(sums: _Sums) -> float:
     return lam
 
 
-def _hessian(f: object, x: np.ndarray) -> np.ndarray:
-    """Central-difference Hessian with one Richardson extrapolation step."""
-    fun = f  # typed as object to keep the signature simple
-    k = x.size
-
-    def at(h: np.ndarray) -> np.ndarray:
-        out = np.zeros((k, k))
-        for i in range(k):
-            for j in range(i, k):
-                ei, ej = np.zeros(k), np.zeros(k)
-                ei[i], ej[j] = h[i], h[j]
-                val = (
-                    fun(x + ei + ej) - fun(x + ei - ej) - fun(x - ei + ej) + fun(x - ei - ej)  # type: ignore[operator]
-                ) / (4 * h[i] * h[j])
-                out[i, j] = out[j, i] = val
-        return out
-
-    h = 1e-3 * np.abs(x)
-    return (4.0 * at(h / 2) - at(h)) / 3.0
-
-
-def pinv_positive(hess: np.ndarray, tol: float = 1e-8) -> np.ndarray:
-    """Moore–Penrose inverse over the eigenvalues > tol, as lmerTest inverts the deviance
-    Hessian (a flat direction — a variance on the boundary — gets no sampling variance)."""
-    hess = np.where(np.isfinite(hess), hess, 0.0)
-    vals, vecs = np.linalg.eigh((hess + hess.T) / 2.0)
-    pos = vals > tol
-    return (vecs[:, pos] / vals[pos]) @ vecs[:, pos].T
-
-
 def fit_random_intercept(x: np.ndarray, y: np.ndarray, case_codes: np.ndarray) -> RemlFit:
     """REML fit of y = Xβ + case intercept + error (X must have full column rank)."""
     sums = _Sums(x, y, case_codes)
@@ -150,18 +120,14 @@ def fit_random_intercept(x: np.ndarray, y: np.ndarray, case_codes: np.ndarray) -
     if lam == 0.0 or sigma2 <= 0.0:
         return RemlFit(beta, cov, sigma2, 0.0, True, sums.n_obs, sums.p, None, None)
     s2c = lam * sigma2
-    w = lam / (1.0 + lam * sums.n_i)
-    # X'V^-1 Z Z' V^-1 X and X'V^-2 X from per-case sums (see module docstring).
-    xvzzvx = (sums.sx / (sigma2 * (1.0 + lam * sums.n_i))[:, None]).T @ (
-        sums.sx / (1.0 + lam * sums.n_i)[:, None]
-    )
-    coef = 2 * w - w**2 * sums.n_i
-    xvvx = (sums.xtx - (sums.sx * coef[:, None]).T @ sums.sx) / sigma2**2
-    d_case = cov @ xvzzvx @ cov / sigma2
-    d_resid = cov @ xvvx @ cov
-    hess = _hessian(sums.deviance, np.array([s2c, sigma2]))
-    acov = 2.0 * pinv_positive(hess)
-    return RemlFit(beta, cov, sigma2, s2c, False, sums.n_obs, sums.p, (d_case, d_resid), acov)
+    # Satterthwaite ingredients in lmerTest's parametrisation φ = (θ, σ), θ = √λ: the
+    # analytic Hessian and Jacobian of the random-slopes code with q = 1
+    from eval_harness.analysis.stats.mixed import CaseSums, Structure, fit_at
+
+    st = Structure((0,), (1,))
+    mixed = fit_at(CaseSums.from_rows(x, y, case_codes), st, np.array([np.sqrt(lam)]), 0.0)
+    grads, acov = mixed.grad_cov, mixed.acov_phi
+    return RemlFit(beta, cov, sigma2, s2c, False, sums.n_obs, sums.p, grads, acov)
 
 
 class WaldFit(Protocol):

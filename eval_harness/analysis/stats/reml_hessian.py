@@ -34,6 +34,15 @@ import numpy as np
 from eval_harness.analysis.stats.mixed import Blocks, CaseSums, Gls, Structure, theta_index
 
 
+def pinv_positive(hess: np.ndarray, tol: float = 1e-8) -> np.ndarray:
+    """Moore–Penrose inverse over the eigenvalues > tol, as lmerTest inverts the deviance
+    Hessian (a flat direction — a variance on the boundary — gets no sampling variance)."""
+    hess = np.where(np.isfinite(hess), hess, 0.0)
+    vals, vecs = np.linalg.eigh((hess + hess.T) / 2.0)
+    pos = vals > tol
+    return (vecs[:, pos] / vals[pos]) @ vecs[:, pos].T
+
+
 def _g_matrices(st: Structure, lam: np.ndarray) -> np.ndarray:
     """G_k = ∂(ΛΛᵀ)/∂θ_k, stacked (K, q, q)."""
     rows, cols = theta_index(st)

@@ -1,19 +1,7 @@
 """ANOVA and contrasts from the random-slopes mixed model (method `mixed`).
 
-Structure rule (documented in docs/statistics.md §3.3; mirrored in R by
-tests/analysis/stats/r_reference/random_slopes.R):
-
-1. Maximal identifiable on cell means: intercept + by-case slopes of every term except the
-   highest-order interaction (its term × case stratum is the residual; with one factor
-   that leaves the intercept only). Slope terms are listed in `A*B*...` term order.
-2. lme4's identifiability check: while N ≤ n_cases · q (as many random effects as
-   observations), drop the last slope term.
-3. Fit with correlated effects `(1 + ... | case)`. If singular (a θ on its lower bound,
-   `lme4::isSingular`, tol 1e-4): uncorrelated `(1 + ... || case)`. With more than
-   MAX_CORRELATED = 6 random effects per case (e.g. four 2-level factors) the correlated
-   fit is skipped and the rule starts at `||`.
-4. While the `||` fit is singular: drop every slope term with a zero-variance column and
-   refit. A zero *intercept* variance is kept: the fit is reported at the boundary.
+Structure rule: `re_rule` (documented in docs/statistics.md §3.3; mirrored in R by
+tests/analysis/stats/r_reference/random_slopes.R).
 
 Terms: type-3 Wald F with Satterthwaite df (`reml.wald_term`, lmerTest's basis).
 Contrasts: marginal means with equal weights over the other factors' levels (emmeans'
@@ -32,7 +20,7 @@ import numpy as np
 import pandas as pd
 
 from eval_harness import malloc
-from eval_harness.analysis.stats.balanced import CONSTANT_REL, REASONS, REL_ZERO, too_large
+from eval_harness.analysis.stats.balanced import CONSTANT_REL, REASONS, too_large
 from eval_harness.analysis.stats.correction import adjust_pvalues, canonical_correction
 from eval_harness.analysis.stats.design import term_name, term_subsets
 from eval_harness.analysis.stats.dist import t_ppf, t_sf
@@ -42,22 +30,12 @@ from eval_harness.analysis.stats.frame import (
     type3_hypothesis,
     wald_term_result,
 )
-from eval_harness.analysis.stats.mixed import (
-    SINGULAR_TOL,
-    CaseSums,
-    MixedFit,
-    Structure,
-    fit_at,
-    fit_mixed,
-    slope_structure,
-)
+from eval_harness.analysis.stats.mixed import CaseSums, MixedFit
+from eval_harness.analysis.stats.re_rule import choose_and_fit, ridge_point
 from eval_harness.analysis.stats.reml import WaldFit, satterthwaite_nu
 from eval_harness.analysis.stats.results import AnovaResult, Contrast, ExcludedTerm, TermResult
 
 MIXED_LABEL = "mixed model with by-case random slopes (REML, Satterthwaite df)"
-#: above this many random effects per case the correlated fit is skipped (its θ has
-#: q(q+1)/2 entries and the Satterthwaite Hessian needs O(q⁴) deviance evaluations)
-MAX_CORRELATED = 6
 
 
 @dataclass(frozen=True)
@@ -75,6 +53,10 @@ class SlopesModel:
     slopes: tuple[tuple[int, ...], ...]
     notes: tuple[str, ...]
     random: str  # the random part, lme4 syntax
+    saturated: str | None = None  # why no term is tested (re_rule step 5), or None
+    #: (case, residual) variance at the identified end of the likelihood ridge
+    #: (`re_rule.ridge_point`); None: the fit's own (σ²_case, σ²)
+    components: tuple[float, float] | None = None
 
     def formula(self) -> str:
         """`y ~ A*B + <random part>` (slopes are numeric sum-coded columns in R)."""
@@ -82,11 +64,13 @@ class SlopesModel:
 
 
 def random_part(factors: Sequence[str], slopes: Sequence[tuple[int, ...]], correlated: bool) -> str:
-    """`(1 + A + B | case)`, `(1 + A || case)` or `(1 | case)`."""
+    """`(1 + A + B | case)`, `(1 | case) + (0 + A | case) + (0 + B | case)` (one block
+    per term) or `(1 | case)`."""
     if not slopes:
         return "(1 | case)"
-    bar = "|" if correlated else "||"
-    return f"(1 + {' + '.join(term_name(factors, s) for s in slopes)} {bar} case)"
+    if correlated:
+        return f"(1 + {' + '.join(term_name(factors, s) for s in slopes)} | case)"
+    return " + ".join(["(1 | case)", *(f"(0 + {term_name(factors, s)} | case)" for s in slopes)])
 
 
 def term_hypothesis(levels: Sequence[Sequence[Any]], subset: tuple[int, ...], cols: np.ndarray,
@@ -104,70 +88,6 @@ def term_hypothesis(levels: Sequence[Sequence[Any]], subset: tuple[int, ...], co
     return np.asarray(unit.T[cols, :])
 
 
-def _structure(cols: Mapping[tuple[int, ...], np.ndarray], slopes: Sequence[tuple[int, ...]],
-               correlated: bool) -> Structure:
-    return slope_structure([list(cols[s]) for s in slopes], correlated)
-
-
-def _zero_slopes(fit: MixedFit, cols: Mapping[tuple[int, ...], np.ndarray],
-                 slopes: Sequence[tuple[int, ...]]) -> list[tuple[int, ...]]:
-    """Slope terms with a zero-variance column in an uncorrelated fit (θ = sd ratio)."""
-    where = {c: k for k, c in enumerate(fit.structure.cols)}
-    return [s for s in slopes if any(fit.theta[where[c]] < SINGULAR_TOL for c in cols[s])]
-
-
-def choose_and_fit(sums: CaseSums, cols: Mapping[tuple[int, ...], np.ndarray], k: int
-                   ) -> tuple[MixedFit, list[tuple[int, ...]], list[str]]:
-    """The structure rule of the module docstring; returns the final fit (with df)."""
-    notes: list[str] = []
-    slopes = [s for s in term_subsets(k) if len(s) < k]
-
-    def q(sl: Sequence[tuple[int, ...]]) -> int:
-        return 1 + sum(len(cols[s]) for s in sl)
-
-    while slopes and sums.n_obs <= sums.n_cases * q(slopes):
-        notes.append(f"slopes of {_names(k, [slopes[-1]])} dropped: as many random effects as "
-                     f"observations ({sums.n_obs} ≤ {sums.n_cases} cases × {q(slopes)})")
-        slopes = slopes[:-1]
-    correlated = True
-    fit: MixedFit | None = None
-    if slopes:
-        if q(slopes) > MAX_CORRELATED:
-            fit = None
-            notes.append(f"{q(slopes)} random effects per case: fitted without correlations "
-                         f"(||); a correlated fit would estimate {q(slopes) * (q(slopes) + 1) // 2} "
-                         "covariance parameters")
-        else:
-            fit = fit_mixed(sums, _structure(cols, slopes, True), with_df=False)
-        if fit is None or fit.singular:
-            correlated = False
-            if fit is not None:
-                notes.append("correlated random effects gave a singular fit: correlations "
-                             "dropped (||)")
-            while True:
-                fit = fit_mixed(sums, _structure(cols, slopes, False), with_df=False)
-                zero = _zero_slopes(fit, cols, slopes) if fit.singular else []
-                if not zero:
-                    break
-                notes.append(f"zero variance: slopes of {_names(k, zero)} dropped")
-                slopes = [s for s in slopes if s not in zero]
-                if not slopes:
-                    break
-    st = _structure(cols, slopes, correlated and bool(slopes))
-    # the last selection fit is the final model: reuse its optimum, add the df ingredients
-    final = (fit_at(sums, st, fit.theta, fit.deviance) if fit is not None and fit.structure == st
-             else fit_mixed(sums, st))
-    if final.singular:
-        notes.append("boundary fit: a variance component is estimated at 0 (as lme4 reports "
-                     "it, singular fit); tests use the fit at the boundary")
-    return final, slopes, notes
-
-
-def _names(k: int, subsets: Sequence[tuple[int, ...]]) -> str:
-    letters = [f"#{j}" for j in range(k)]
-    return ", ".join(term_name(letters, s) for s in subsets)
-
-
 def fit_slopes_model(cm: pd.DataFrame, factors: Sequence[str], levels: Sequence[Sequence[Any]],
                      response: str, case: str) -> SlopesModel:
     """Fit the model to one row per (case, cell) mean; X must have full column rank."""
@@ -175,13 +95,20 @@ def fit_slopes_model(cm: pd.DataFrame, factors: Sequence[str], levels: Sequence[
     y = cm[response].to_numpy(dtype=float)
     codes = pd.factorize(cm[case])[0]
     sums = CaseSums.from_rows(x, y, codes)
-    fit, slopes, notes = choose_and_fit(sums, cols, len(factors))
-    named = list(notes)
-    for j, f in enumerate(factors):
-        named = [n.replace(f"#{j}", f) for n in named]
-    return SlopesModel(fit, tuple(factors), tuple(tuple(lv) for lv in levels), dict(cols),
-                       tuple(slopes), tuple(named),
-                       random_part(factors, slopes, fit.structure.correlated))
+    x_cells = design_rows(factors, levels)
+    choice = choose_and_fit(sums, cols, len(factors), float(np.var(y, ddof=1)), x_cells)
+    sigma2, rel = ridge_point(choice.fit, x_cells)
+    return SlopesModel(choice.fit, tuple(factors), tuple(tuple(lv) for lv in levels),
+                       dict(cols), choice.slopes, choice.notes,
+                       random_part(factors, choice.slopes, choice.fit.structure.correlated),
+                       choice.saturated, (float(sigma2 * rel[0, 0]), float(sigma2)))
+
+
+def design_rows(factors: Sequence[str], levels: Sequence[Sequence[Any]]) -> np.ndarray:
+    """The design row of every cell (all level combinations)."""
+    cells = list(itertools.product(*levels))
+    frame = pd.DataFrame({f: [c[j] for c in cells] for j, f in enumerate(factors)})
+    return design_matrix(frame, factors, levels)[0]
 
 
 def _cell_rows(model: SlopesModel, fixed: Mapping[int, int]) -> tuple[np.ndarray, list[tuple[int, ...]]]:
@@ -282,12 +209,13 @@ def fitted_mixed(cm: pd.DataFrame, factors: Sequence[str], levels: Sequence[Sequ
     except (np.linalg.LinAlgError, ValueError, FloatingPointError) as exc:
         return all_excluded(f"the mixed model could not be fitted ({type(exc).__name__}: {exc})")
     fit = cast(MixedFit, model.fit)  # fit_slopes_model always fits a MixedFit
-    if not fit.sigma2 > REL_ZERO * ss_total / len(y):
-        return all_excluded("zero residual: F would be infinite", fit=model.formula())
+    if model.saturated:
+        return all_excluded(f"{model.saturated} ({model.formula()})", fit=model.formula())
+    case_var, resid_var = model.components or (float(fit.random_cov()[0, 0]), fit.sigma2)
     terms: dict[str, TermResult] = {}
     for s in term_subsets(len(kf)):
         name = term_name(kf, s)
-        result = wald_term_result(name, fit, fit.sigma2, term_hypothesis(kl, s, cols[s], x),
+        result = wald_term_result(name, fit, resid_var, term_hypothesis(kl, s, cols[s], x),
                                   float(cols[s].size))
         if result is None:
             excluded.append(ExcludedTerm(name, REASONS[5]))
@@ -295,5 +223,5 @@ def fitted_mixed(cm: pd.DataFrame, factors: Sequence[str], levels: Sequence[Sequ
         terms[name] = result
     notes = (f"random effects: {model.formula()}", *model.notes)
     return AnovaResult(**base, terms=terms, excluded_terms=tuple(excluded),
-                       case_variance=float(fit.random_cov()[0, 0]), residual_variance=fit.sigma2,
+                       case_variance=case_var, residual_variance=resid_var,
                        fit=f"REML {model.formula()}, Satterthwaite df", notes=notes, model=model)

@@ -330,3 +330,19 @@ def test_adjust_pvalues_equals_r_p_adjust(key: tuple[str, str]) -> None:
     raw, expected = P_ADJUST[key]
     got = adjust_pvalues(raw, key[1])
     np.testing.assert_allclose(got, np.array(expected, dtype=float), rtol=1e-12, equal_nan=True)
+
+
+def test_no_gg_correction_when_n_minus_1_is_below_the_term_df() -> None:
+    # 3 cases × 5 levels: n − 1 = 2 < df_A = 4, the error SSP matrix is singular and afex
+    # reports the uncorrected test. R: set.seed(1); d <- expand.grid(id = factor(1:3),
+    # A = factor(paste0("a", 1:5))); d$y <- round(rnorm(15) + as.numeric(d$id), 3);
+    # aov_ez("id", "y", d, within = "A", anova_table = list(correction = "GG"))
+    # → F = 0.686755519179, df 4, 8, p = 0.620984975965 (warning: "corrections not available")
+    y = np.array([0.374, 2.184, 2.164, 2.595, 2.33, 2.18, 1.487, 2.738, 3.576, 0.695, 3.512,
+                  3.39, 0.379, -0.215, 4.125]).reshape(5, 3).T  # R's rows: id fastest
+    res = anova_balanced(y, ["A"], [[f"a{i}" for i in range(1, 6)]], "rm")
+    a = res.terms["A"]
+    assert (a.df_num, a.df_den) == (4, 8)
+    assert pytest.approx(0.686755519179, rel=1e-9) == a.F
+    assert a.p_raw == pytest.approx(0.620984975965, rel=1e-9) and a.gg_epsilon is None
+    assert any("Greenhouse–Geisser correction not available" in n for n in res.notes)
