@@ -18,7 +18,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from eval_harness.cli.args import config_overrides, input_overrides
+from eval_harness.cli.args import concurrency, config_overrides, input_overrides
 from eval_harness.errors import NoUsableResults, UsageError
 from eval_harness.matrix.experiment import Experiment, prepare
 from eval_harness.runner.engine import EngineOptions, EngineSummary, describe, execute
@@ -39,13 +39,6 @@ def options_from_args(args: argparse.Namespace) -> EngineOptions:
         progress="off" if getattr(args, "json", False) else "auto",
         trace=not getattr(args, "no_trace", False),
     )
-
-
-def concurrency(args: argparse.Namespace, config: Any) -> int:
-    """--concurrency, else ``execution.parallelism`` (agent-eval-harness), else 4."""
-    if args.concurrency is not None:
-        return int(args.concurrency)
-    return config.execution.parallelism or 4
 
 
 def run_matrix(args: argparse.Namespace) -> tuple[Experiment, EngineSummary, dict[str, Any]]:
