@@ -18,7 +18,6 @@ missing fact (None), never an error.
 
 from __future__ import annotations
 
-import functools
 import math
 import os
 from dataclasses import dataclass, field
@@ -26,7 +25,6 @@ from pathlib import Path
 from typing import Any
 
 from eval_harness.analysis.aeh_import import (
-    SUMMARY,
     AehRule,
     UnreadableRun,
     case_facts,
@@ -99,28 +97,13 @@ def _text(path: Path) -> str | None:
         return None
 
 
-@functools.lru_cache(maxsize=8)
-def _summary(run_dir: str, stamp: tuple[int, int]) -> dict[str, Any] | None:
-    """`read_summary`, parsed once per (file, mtime, size): the report's drill-down reads
-    many cases of the same run (16 × 1,000 cases re-parsed each summary.yaml 100 times per
-    run: 290 of 310 CPU-s of report.html)."""
-    del stamp  # part of the cache key only
-    try:
-        return read_summary(run_dir)
-    except UnreadableRun:
-        return None
-
-
 def read_case(path: str | os.PathLike[str], case_id: str, rule: AehRule | None = None
               ) -> AehCase | None:
     """One case of the run (None when the summary has no such case)."""
     run_dir = Path(path)
     try:
-        st = os.stat(run_dir / SUMMARY)
-    except OSError:
-        return None
-    summary = _summary(str(run_dir), (st.st_mtime_ns, st.st_size))
-    if summary is None:
+        summary = read_summary(str(run_dir))
+    except UnreadableRun:
         return None
     per_case = summary.get("per_case") or {}
     key = next((k for k in per_case if str(k) == case_id), None)
