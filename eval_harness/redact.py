@@ -23,6 +23,7 @@ logging, warnings and ``--debug`` tracebacks pass through it).
 from __future__ import annotations
 
 import html
+import itertools
 import json
 import os
 import re
@@ -37,6 +38,23 @@ _SECRET_ENV_NAME = re.compile(
     r"(^|_)(API_?KEY|KEY|TOKEN|SECRET|PASSWORD|PASSWD|CREDENTIALS?|AUTH)$", re.I)
 _SECRET_KEY = re.compile(r"(key|token|secret|password|passwd|authorization|credential)", re.I)
 _VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-[^}]*)?\}")
+_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+_SECRET_WORDS = {"password", "passwd", "passphrase", "secret", "token", "authorization",
+                 "auth", "cookie", "credential", "credentials", "apikey", "bearer"}
+_SECRET_PAIRS = {("api", "key"), ("access", "key"), ("private", "key"), ("secret", "key"),
+                 ("session", "key"), ("client", "secret")}
+
+
+def secret_key_name(key: str) -> bool:
+    """True when a mapping key names a credential, word by word (snake, kebab or camel
+    case): a word is ``password``, ``token``, ``secret``, ``authorization``, ``cookie``... or
+    two adjacent words are ``api key``, ``access key``, ``private key``... (``max_tokens``,
+    ``keyword`` or ``monkey`` are not). Stricter than the masking rule above, which masks
+    any key containing ``key``: used where a false alarm costs (traces, warnings)."""
+    words = [w.lower() for w in _WORDS.findall(key)]
+    if any(w in _SECRET_WORDS for w in words):
+        return True
+    return any(pair in _SECRET_PAIRS for pair in itertools.pairwise(words))
 
 _lock = threading.Lock()
 _forms: tuple[str, ...] = ()  # longest first, so a longer form is masked before its core

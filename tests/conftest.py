@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import io
+import shutil
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,7 +17,20 @@ from eval_harness import redact
 from eval_harness.cli.main import main
 
 ROOT = Path(__file__).resolve().parent.parent
-FIXTURES = Path(__file__).resolve().parent / "fixtures"
+_FIXTURES_SOURCE = Path(__file__).resolve().parent / "fixtures"
+
+
+def _fixtures_copy() -> Path:
+    """A per-session copy of tests/fixtures (about 1 MB). Analysing agent-eval-harness-layout
+    runs writes anova.json beside them, as AEH does, so tests that analyse the fixture runs
+    in place must never write into the checkout."""
+    root = Path(tempfile.mkdtemp(prefix="eval-harness-fixtures-"))
+    atexit.register(shutil.rmtree, root, True)
+    shutil.copytree(_FIXTURES_SOURCE, root / "fixtures", symlinks=True)
+    return root / "fixtures"
+
+
+FIXTURES = _fixtures_copy()
 sys.path.insert(0, str(FIXTURES))
 from billing_stub import BillingStub  # noqa: E402
 

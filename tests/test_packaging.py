@@ -76,6 +76,9 @@ def test_wheel_contents(wheel: Path) -> None:
         assert f"eval_harness/starter/template/{name}" in names
     assert "eval_harness/analysis/schema/anova.schema.json" in names
     assert "eval_harness/py.typed" in names
+    for name in ("templates/base.html", "templates/case.html", "static/app.js",
+                 "static/app.css", "static/favicon.svg"):  # `orchestrate serve` (issue 24)
+        assert f"eval_harness/serve/{name}" in names
     assert any(n.endswith(".dist-info/licenses/LICENSE") for n in names)
     text = meta.decode()
     assert f"Version: {eval_harness.__version__}" in text

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 
 from eval_harness.analysis.discover import find_run_dirs
+from eval_harness.store.confine import open_run_file
 
 #: distinct reasons shown per failure
 TOP_REASONS = 3
@@ -67,9 +68,11 @@ def _records(paths: Sequence[Path]) -> list[dict[str, Any]]:
             continue
         for entry in os.scandir(cases):
             try:
-                with open(os.path.join(entry.path, "record.json"), encoding="utf-8") as fh:
+                # a symlink or a FIFO named record.json is refused, never waited on
+                with open_run_file(os.path.join(entry.path, "record.json"), "r",
+                                   encoding="utf-8") as fh:
                     rec = json.load(fh)
-            except (OSError, ValueError):
+            except (OSError, ValueError, RecursionError):
                 continue
             if isinstance(rec, dict):
                 out.append(rec)

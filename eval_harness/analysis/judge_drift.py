@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from eval_harness.analysis.discover import find_run_dirs
+from eval_harness.store.confine import open_run_file
 from eval_harness.store.index import judge_changes, recorded_judges
 
 #: records read per run directory
@@ -31,7 +32,7 @@ def _scored_records(run_dir: str) -> list[dict[str, Any]]:
         return out
     for name in names:
         try:
-            with open(os.path.join(run_dir, "cases", name, "record.json"), "rb") as fh:
+            with open_run_file(os.path.join(run_dir, "cases", name, "record.json")) as fh:
                 rec = json.loads(fh.read(4 * 1024 * 1024))
         except (OSError, ValueError, RecursionError):
             continue

@@ -17,7 +17,7 @@ modes (default: run the matrix, then analyse and report):
   --rescore             re-run judges over existing run directories
   schema                print the JSON Schema of eval.yaml
   report                regenerate reports from analysis output + run directories
-  calibrate             measure judge agreement with human labels
+  calibrate RUNS        judge agreement with the labels beside the runs (Cohen's kappa)
   init [DIR]            write a starter eval (runs offline, no API key)
   runs RUNS             list run directories: conditions, replications, statuses
   show RUNS --case ID   one case across the conditions: answers, judge values, reasons
@@ -71,11 +71,19 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--force", action="store_true", help="rerun complete cells")
     g.add_argument("--retry-errors", action="store_true", help="rerun only errored cells")
     g.add_argument("--shard", metavar="K/N|auto", help="run a deterministic 1/N of the cells (K is 1-based)")
+    g.add_argument("--executor", choices=["local", "ray"], default=None,
+                   help="where cells run: local threads, or Ray tasks on a cluster "
+                   "(default: execution.executor, else local)")
+    g.add_argument("--ray-address", metavar="ADDR", default=None,
+                   help="--executor ray: auto, host:6379 or ray://host:10001 (default: "
+                   "execution.ray_address, else $RAY_ADDRESS, else a new local cluster)")
     g.add_argument("--order", choices=["random", "grid"], default="random",
                    help="cell order: seeded interleaved random (default) or grid")
     g.add_argument("--seed", type=int, default=0, help="seed of the cell order (default 0)")
     g.add_argument("--no-judge-check", action="store_true", help="skip the judge models' pre-flight call")
     g.add_argument("--no-analysis", action="store_true", help="run only; do not analyse afterwards")
+    g.add_argument("--no-trace", action="store_true",
+                   help="store no trace.json per case (judges still see the trace)")
     from eval_harness.cli.cost_opts import add_cost_flags
 
     add_cost_flags(g)

@@ -1,5 +1,6 @@
 """``orchestrate runs RUNS`` (what ran) and ``orchestrate show RUNS --case ID`` (one case
-across the conditions: input, answers, judge values and rationales, status, cost, latency).
+across the conditions: input, answers, judge values and rationales, status, cost, latency;
+with ``--trace`` the agent's recorded steps).
 """
 
 from __future__ import annotations
@@ -21,6 +22,9 @@ from eval_harness.analysis.browse import (
 )
 from eval_harness.cli.prog import prog
 from eval_harness.textsafe import safe_stdout
+from eval_harness.trace.model import Trace
+from eval_harness.trace.reader import read_trace
+from eval_harness.trace.render import trace_lines
 
 
 def _levels(levels: dict[str, Any]) -> str:
@@ -54,6 +58,8 @@ def show_parser() -> argparse.ArgumentParser:
     p.add_argument("--case", metavar="ID", help="the case to show (default: the first case id)")
     p.add_argument("--max-chars", type=int, default=1500, metavar="N",
                    help="cut each answer after N characters (0: never; default 1500)")
+    p.add_argument("--trace", action="store_true",
+                   help="also show each sample's trace (steps, nested; see docs/traces.md)")
     return p
 
 
@@ -101,6 +107,20 @@ def _input_text(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, default=str)
 
 
+def _trace_of(v: SampleView) -> Trace | None:
+    return read_trace(v.run.path / "cases" / v.case_id)
+
+
+def _print_trace(v: SampleView, limit: int) -> None:
+    trace = _trace_of(v)
+    if trace is None:
+        print("   trace: none stored (the run reported no steps, or ran with --no-trace)")
+        return
+    print(f"   trace: {sum(1 for _ in trace.walk())} step(s)")
+    for line in trace_lines(trace, min(limit, 160) if limit else 0):
+        print(f"     {line}")
+
+
 def _print_sample(v: SampleView, limit: int, show_input: bool) -> None:
     r: RunInfo = v.run
     print(f"── {_levels(r.levels)}  [{r.condition_id}] r{r.replication}  {v.status}"
@@ -134,7 +154,8 @@ def _show(args: argparse.Namespace) -> int:
     case = args.case or (known[0] if known else "")
     views = case_across_conditions(runs, case)
     if args.json:
-        print(json.dumps([{**asdict(v), "run": {**asdict(v.run), "path": str(v.run.path)}}
+        print(json.dumps([{**asdict(v), "run": {**asdict(v.run), "path": str(v.run.path)},
+                           **({"trace": _trace_json(v)} if args.trace else {})}
                           for v in views], indent=2, default=str))
         return 0
     inputs = {_input_text(v.input) for v in views}
@@ -145,4 +166,11 @@ def _show(args: argparse.Namespace) -> int:
         print(f"input: {inputs.pop()}")
     for v in views:
         _print_sample(v, args.max_chars, show_input=len({_input_text(x.input) for x in views}) > 1)
+        if args.trace:
+            _print_trace(v, args.max_chars)
     return 0
+
+
+def _trace_json(v: SampleView) -> dict[str, Any] | None:
+    trace = _trace_of(v)
+    return None if trace is None else trace.to_json()

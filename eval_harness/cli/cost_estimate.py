@@ -21,7 +21,7 @@ from eval_harness.pricing.estimate import (
     text_tokens,
 )
 from eval_harness.pricing.table import resolve_rates, shipped
-from eval_harness.store.history import token_means
+from eval_harness.store.history import Earlier
 
 #: cases whose prompts are rendered per condition (evenly spaced; the mean stands for all)
 PROMPT_SAMPLE = 200
@@ -57,13 +57,13 @@ def _reply_cap(cfg: EvalConfig, effort: Any) -> int | None:
     return cap
 
 
-def table_estimate(exp: Experiment, eval_dir: Path) -> dict[str, Any] | None:
+def table_estimate(exp: Experiment, earlier: Earlier) -> dict[str, Any] | None:
     """Point and upper-bound USD per condition, per LLM judge and in total. API runners
     (openai, anthropic) are estimated from measured tokens, else prompt length; any other
     runner only from tokens measured on earlier runs. None when nothing can be priced."""
     base = exp.loaded.config
     api = base.runner is not None and base.runner.type in ("openai", "anthropic")
-    by_condition, by_judge = token_means(eval_dir)
+    by_condition, by_judge = earlier.by_condition, earlier.by_judge
     if not api and not by_condition and not any(j.is_llm for j in base.judges):
         return None
     runs = len(exp.cases) * exp.replications

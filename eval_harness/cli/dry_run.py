@@ -18,7 +18,7 @@ from eval_harness.matrix.checks import self_judging, unconsumed_factors
 from eval_harness.matrix.estimate import estimate_cost
 from eval_harness.matrix.experiment import Experiment, prepare
 from eval_harness.runner.shard import Shard
-from eval_harness.store.history import earlier_runs
+from eval_harness.store.history import scan_earlier
 
 
 def print_config(args: argparse.Namespace) -> int:
@@ -36,7 +36,7 @@ def _llm_judge_calls(exp: Experiment) -> int:
     cfg = exp.loaded.config
     per_run = 0
     for judge in cfg.judges:
-        if judge.prompt or judge.prompt_file or judge.reference_correctness:
+        if judge.is_llm and judge.pairwise is None:
             per_run += judge.samples
     calls = per_run * exp.total_runs
     n = len(exp.conditions)
@@ -77,7 +77,8 @@ def build_summary(exp: Experiment, args: argparse.Namespace) -> dict[str, Any]:
                               file=str(exp.loaded.path), hint=exc.hint) from None
         raise
     runs_dir = Path(args.runs_dir)
-    history = earlier_runs(runs_dir / exp.name)
+    earlier = scan_earlier(runs_dir / exp.name)  # one pass: mean cost, latency, tokens
+    history = earlier.history
     cost = estimate_cost(
         exp.total_runs, avg_cost_per_run=args.avg_cost_per_run,
         max_budget_usd=cfg.execution.max_budget_usd or (cfg.runner.max_budget_usd if cfg.runner else None),
@@ -85,7 +86,7 @@ def build_summary(exp: Experiment, args: argparse.Namespace) -> dict[str, Any]:
     )
     from eval_harness.cli.cost_estimate import table_estimate
 
-    table = table_estimate(exp, runs_dir / exp.name)
+    table = table_estimate(exp, earlier)
     if table is not None:  # price table × tokens, per condition and judge (docs/cost.md)
         cost["table"] = table
         if args.avg_cost_per_run is None and table["complete"]:

@@ -22,12 +22,13 @@ from eval_harness.errors import (
 )
 from eval_harness.textsafe import safe_text
 
-SUBCOMMANDS = ("schema", "report", "calibrate", "init", "runs", "show", "cache")
+SUBCOMMANDS = ("schema", "report", "calibrate", "init", "runs", "show", "cache", "serve")
 #: subcommands whose module has a ``main(argv) -> int``-style entry (imported only when used)
 _ENTRIES = {"init": ("eval_harness.cli.init_cmd", "main"),
             "runs": ("eval_harness.cli.browse_cmd", "runs_main"),
             "show": ("eval_harness.cli.browse_cmd", "show_main"),
-            "cache": ("eval_harness.cli.cache_cmd", "main")}
+            "cache": ("eval_harness.cli.cache_cmd", "main"),
+            "serve": ("eval_harness.cli.serve_cmd", "main")}
 
 
 def _dispatch(argv: list[str]) -> int:

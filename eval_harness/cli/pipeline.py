@@ -261,7 +261,11 @@ def _compute_analysis(
     with phase("anova.json"):
         _write_json(out_dir / "anova.json", anova)
         for beside in aeh_artifact_paths(args, frame, paths, eval_dir, out_dir):
-            _write_json(beside, anova)  # where its report.py / compare.py look
+            try:  # where its report.py / compare.py look
+                _write_json(beside, anova)
+            except OSError as exc:  # a read-only runs tree: the analysis still stands
+                print(f"warning: could not write {beside} ({exc.strerror}); anova.json is "
+                      f"in {out_dir}", file=sys.stderr)
     from eval_harness.analysis.compare.files import write_comparisons
 
     # summary JSON + per-case rows as JSON Lines (docs/reports.md, "comparisons")
@@ -279,7 +283,8 @@ def _compute_analysis(
     report = None
     if not getattr(args, "no_report", False):
         with phase("report model"):
-            report = build_report(anova=anova, frame=frame, comparisons=comparisons,
+            report = build_report(title=loaded.config.title if loaded else None,
+                                  anova=anova, frame=frame, comparisons=comparisons,
                                   leaderboard=leaderboard, thresholds=thresholds,
                                   pairwise=pairwise, generated_at=now_iso(),
                                   tables=tables)

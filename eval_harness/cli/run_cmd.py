@@ -37,6 +37,7 @@ def options_from_args(args: argparse.Namespace) -> EngineOptions:
         retry_errors=args.retry_errors, shard=parse_shard(args.shard), order=args.order,
         seed=args.seed, verbose=args.verbose,
         progress="off" if getattr(args, "json", False) else "auto",
+        trace=not getattr(args, "no_trace", False),
     )
 
 
@@ -66,6 +67,9 @@ def run_matrix(args: argparse.Namespace) -> tuple[Experiment, EngineSummary, dic
     from eval_harness.judges.scorer import build_scorer
 
     scorer = build_scorer(exp, runs_dir=args.runs_dir)  # persists the verdict cache
+    execution = exp.loaded.config.execution
+    options = replace(options, executor=getattr(args, "executor", None) or execution.executor,
+                      ray_address=getattr(args, "ray_address", None) or execution.ray_address)
     eval_dir = Path(args.runs_dir) / exp.name
     if options.shard is not None and options.shard.note:
         print(f"[eval] note: {options.shard.note}", file=sys.stderr)

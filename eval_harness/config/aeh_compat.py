@@ -31,8 +31,8 @@ from eval_harness.errors import ConfigError
 #: key path (``*`` = any judge) -> what to do instead; refused with exit 2
 UNSUPPORTED: dict[str, str] = {
     "execution.mode: batch": "one invocation for all cases is not supported; use mode: case",
-    "execution.steps": "multi-step pipelines are not supported; run one step per eval "
-                       "(or one script that runs the steps) with mode: case",
+    "execution.steps[].runner": "a step runs with the eval's runner; per-step runners are "
+                                "not supported (split the eval)",
     "execution.project_hooks: true": "project hooks are not carried into workspaces; set "
                                      "project_hooks: false (the behaviour here)",
     "runner.type": "supported runner types: cli, http, openai, anthropic, claude-code, python",
@@ -40,13 +40,10 @@ UNSUPPORTED: dict[str, str] = {
     "models.providers": "provider registries are not supported; point OPENAI_BASE_URL at "
                         "the gateway instead",
     "inputs.tools": "tool interception is not supported; remove inputs.tools",
-    "hooks.before_step": "per-step hooks need execution.steps, which is not supported",
+    "hooks.before_step": "per-step hooks are not run; use before_each / after_each",
     "hooks.before_report": "report hooks are not run; run the command after orchestrate",
     "outputs[].tool": "tool-call outputs are read from the reply's steps; remove the entry",
     "outputs[].batch_pattern": "batch collection is not supported (mode: case only)",
-    "judges[].builtin": "its builtin judge library is not bundled; use this tool's "
-                        "built-ins (cost, latency, contains, ...) or a check",
-    "judges[].step": "multi-step pipelines are not supported",
     "judges[].examples": "few-shot review examples are not supported; remove the key",
     "judges[].agent": "agent judges are not supported; use an LLM or check judge",
     "judges[].provider_options": "provider options are not supported; remove the key",

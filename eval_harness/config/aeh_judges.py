@@ -20,7 +20,7 @@ from typing import Any
 from eval_harness.config.aeh_runner import empty, refuse
 from eval_harness.errors import ConfigError
 
-_JUDGE_REFUSED = ("builtin", "step", "examples", "agent", "provider_options")
+_JUDGE_REFUSED = ("examples", "agent", "provider_options")
 _OUR_THRESHOLD_KEYS = {"min_pass_rate", "min_mean", "pass_score", "judges"}
 
 
@@ -44,6 +44,8 @@ def _judge(judge: Mapping[str, Any], i: int, path: Path,
             if not empty(out[key]):
                 raise refuse(f"judges[].{key}", unsupported[f"judges[].{key}"], file)
             out.pop(key)
+    if "builtin" in out:
+        _builtin(out, i, file)
     if "if" in out:
         cond = out.pop("if")
         if not empty(cond):
@@ -57,6 +59,8 @@ def _judge(judge: Mapping[str, Any], i: int, path: Path,
                 "model"):
         if out.get(key) == "":
             out.pop(key)
+    if out.get("step") == "":
+        out.pop("step")
     if "arguments" in out and out["arguments"] is None:
         out.pop("arguments")
     if "context" in out:
@@ -74,6 +78,30 @@ def _judge(judge: Mapping[str, Any], i: int, path: Path,
             and out.get("name") != "pairwise":
         out["score_range"] = [1, 5]  # its unenforced default scale
     return out
+
+
+def _builtin(out: dict[str, Any], i: int, file: str) -> None:
+    """Its builtin judge library (:mod:`eval_harness.judges.aeh_builtins`): a python one
+    becomes a module judge, an LLM one a pass/fail prompt judge."""
+    from eval_harness.judges.aeh_builtins import KINDS, LLM_PROMPTS
+
+    name = out.pop("builtin")
+    if empty(name):
+        return
+    where = f"judges[{i}].builtin"
+    if not isinstance(name, str) or name not in KINDS:
+        raise ConfigError(f"unknown builtin judge {name!r}", path=where, file=file,
+                          hint="builtins: " + ", ".join(sorted(KINDS)))
+    if KINDS[name] == "python":
+        out["module"], out["function"] = "eval_harness.judges.aeh_builtins", name.split("/")[1]
+        return
+    if out.get("feedback_type") not in (None, "", "bool") or out.get("score_range"):
+        raise ConfigError(f"builtin LLM judge {name!r} is pass/fail: feedback_type and "
+                          "score_range have no meaning", path=f"judges[{i}]", file=file,
+                          hint="remove feedback_type / score_range")
+    out["prompt"] = LLM_PROMPTS[name]
+    out.setdefault("arguments", {})
+    out["feedback_type"] = "bool"
 
 
 def _context(entries: Any, i: int, path: Path) -> list[str]:

@@ -101,9 +101,10 @@ def translate_execution(ex: dict[str, Any], environ: Mapping[str, str], file: st
     if ex.get("mode") == "batch":
         raise refuse("execution.mode: batch", unsupported["execution.mode: batch"], file)
     if "steps" in ex:
-        if ex["steps"]:
-            raise refuse("execution.steps", unsupported["execution.steps"], file)
-        ex.pop("steps")
+        if not ex["steps"]:
+            ex.pop("steps")
+        elif isinstance(ex["steps"], list):
+            ex["steps"] = [_step(s, i, environ, file, unsupported) for i, s in enumerate(ex["steps"])]
     if ex.get("parallelism") is None:
         ex.pop("parallelism", None)
     if "project_hooks" in ex:
@@ -123,6 +124,23 @@ def translate_execution(ex: dict[str, Any], environ: Mapping[str, str], file: st
         raise ConfigError("execution.skill and execution.prompt are mutually exclusive",
                           path="execution", file=file, hint="give one of them")
     return ex
+
+
+def _step(step: Any, i: int, environ: Mapping[str, str], file: str,
+          unsupported: Mapping[str, str]) -> Any:
+    """One ``execution.steps`` entry: ``$VAR`` env values as in ``execution.env``; a
+    per-step ``runner`` is refused."""
+    if not isinstance(step, Mapping):
+        return step  # let validation name it
+    out = {k: v for k, v in step.items() if v is not None and v != ""}
+    if "runner" in out:
+        if not empty(out["runner"]):
+            raise refuse("execution.steps[].runner", unsupported["execution.steps[].runner"],
+                         file)
+        out.pop("runner")
+    if isinstance(out.get("env"), Mapping):
+        out["env"] = dollar_env(out["env"], environ)
+    return out
 
 
 def translate_runner(block: Any, data: dict[str, Any], permissions: Any, path: Path,

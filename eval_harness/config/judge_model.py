@@ -18,11 +18,12 @@ from eval_harness.config.judge_options import BUILTIN_OPTIONS, unknown_option
 #: fields that select a judge kind (the kind is inferred from which is present)
 KIND_FIELDS = (
     "check", "prompt", "prompt_file", "module", "exact_match", "contains", "regex",
-    "entity_coverage", "tool_calls", "tool_called", "latency", "cost", "json_schema",
-    "reference_correctness", "pairwise",
+    "entity_coverage", "tool_calls", "tool_called", "max_steps", "retrieval", "latency", "cost",
+    "json_schema", "reference_correctness", "faithfulness", "context_relevance", "pairwise",
 )
 #: kinds that call an LLM
-LLM_KINDS = ("prompt", "prompt_file", "reference_correctness", "pairwise")
+LLM_KINDS = ("prompt", "prompt_file", "reference_correctness", "faithfulness",
+             "context_relevance", "pairwise")
 
 
 class JudgeBlock(Block):
@@ -61,15 +62,24 @@ class JudgeBlock(Block):
     regex: Any = Field(None, description="Built-in: answer matches a regex.")
     entity_coverage: Any = Field(None, description="Built-in: fraction of expected entities present.")
     tool_calls: Any = Field(None, description="Built-in: tool-call budget.")
-    tool_called: Any = Field(None, description="Built-in: a tool was called (with arguments).")
+    tool_called: Any = Field(None, description="Built-in: a tool was called (args, times, not).")
+    max_steps: Any = Field(None, description="Built-in: at most N trace steps (of a kind).")
+    retrieval: Any = Field(None, description="Built-in: recall@k / precision@k / MRR of the "
+                           "trace's retrieved documents against expected_docs.")
     latency: Any = Field(None, description="Built-in: latency limit, seconds.")
     cost: Any = Field(None, description="Built-in: cost limit, USD.")
     json_schema: Any = Field(None, description="Built-in: answer validates against a schema.")
     reference_correctness: Any = Field(None, description="Built-in LLM judge against the reference.")
+    faithfulness: Any = Field(None, description="Built-in LLM judge: the answer is grounded in "
+                              "the retrieved documents (true or {max_docs}).")
+    context_relevance: Any = Field(None, description="Built-in LLM judge: the retrieved "
+                                   "documents are on topic for the case (true or {max_docs}).")
     pairwise: Any = Field(None, description="Pairwise LLM judge (excluded from the ANOVA).")
     arguments: dict[str, Any] | None = Field(
         None, description="Judge arguments (agent-eval-harness): `arguments` in a check, "
         "keyword arguments of a module function, `{{ arguments.x }}` in a prompt.")
+    step: str | None = Field(None, description="Judge only this execution step's result "
+                             "(agent-eval-harness `step`: its outputs are that step's).")
     context: list[str] = Field(default_factory=list, description="LLM judges: files (relative "
                                "to the config) appended to the prompt under `## Context: <name>`.")
 

@@ -7,6 +7,7 @@ known, and a hint.
 from __future__ import annotations
 
 import difflib
+import logging
 import os
 import re
 from collections.abc import Mapping
@@ -22,8 +23,11 @@ from eval_harness.config.envvars import interpolate
 from eval_harness.config.extends import Origins, load_with_extends
 from eval_harness.config.judge_options import BUILTIN_OPTIONS, options_hint
 from eval_harness.config.models import EvalConfig
+from eval_harness.config.secrets_lint import literal_secrets
 from eval_harness.config.yamlio import KeyPath, format_path
 from eval_harness.errors import ConfigError
+
+_LOG = logging.getLogger("eval_harness.config")
 
 
 @dataclass(frozen=True)
@@ -34,6 +38,7 @@ class LoadedConfig:
     raw: dict[str, Any]  # merged, NOT interpolated: safe to print, digest and write
     path: Path
     origins: Origins
+    warnings: tuple[str, ...] = ()  # load-time warnings (literal secrets), already logged
 
     @property
     def base_dir(self) -> Path:
@@ -171,7 +176,11 @@ def load_config(
     # masked in all output from now (the CLI registers the environment's too; the Python
     # API reaches here without the CLI)
     redact.register(redact.config_secrets(merged, environ) + redact.env_secrets(environ))
-    return LoadedConfig(config=config, raw=merged, path=file.resolve(), origins=origins)
+    warnings = tuple(literal_secrets(merged))
+    for warning in warnings:  # on stderr through logging's last-resort handler by default
+        _LOG.warning("warning: %s", warning)
+    return LoadedConfig(config=config, raw=merged, path=file.resolve(), origins=origins,
+                        warnings=warnings)
 
 
 _VAR_REF = re.compile(r"^\$\{[A-Za-z_][A-Za-z0-9_]*(:-[^}]*)?\}$")

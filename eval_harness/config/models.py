@@ -113,6 +113,15 @@ class EvalConfig(Block):
         return value
 
     @model_validator(mode="after")
+    def _judge_steps(self) -> EvalConfig:
+        ids = {s.id for s in self.execution.steps}
+        for judge in self.judges:
+            if judge.step is not None and judge.step not in ids:
+                raise ValueError(f"judge {judge.name!r}: step {judge.step!r} is not an "
+                                 f"execution.steps id ({', '.join(sorted(ids)) or 'no steps'})")
+        return self
+
+    @model_validator(mode="after")
     def _reward(self) -> EvalConfig:
         if self.reward is None:
             return self

@@ -29,8 +29,9 @@ class RunnerBlock(Block):
         None, description="cli: command template ({model}, {effort}, {workspace}, input fields...)."
     )
     shell: StrictBool = Field(False, description="cli: run the command through a shell.")
-    output_format: Literal["text", "json"] = Field(
-        "text", description="cli: stdout is the answer text, or a JSON object {output, cost_usd, usage, steps}."
+    output_format: Literal["text", "json", "stream-json"] = Field(
+        "text", description="cli: stdout is the answer text, or a JSON object {output, cost_usd, "
+        "usage, steps}; claude-code: stream-json records the session's steps as the trace."
     )
     output_file: str | None = Field(None, description="cli: read the answer from this file in {output_dir}.")
     url: str | None = Field(None, description="http: endpoint receiving POST {input}.")
@@ -78,11 +79,40 @@ class RunnerBlock(Block):
         need = {"cli": "command", "http": "url", "python": "function"}.get(self.type)
         if need and getattr(self, need) in (None, "", []):
             raise ValueError(f"runner type {self.type!r} needs `{need}`")
+        if self.output_format == "stream-json" and self.type != "claude-code":
+            raise ValueError("output_format: stream-json is for runner type claude-code")
         if self.type == "python" and self.function and ":" not in self.function:
             raise ValueError("`function` must be `module:function`")
         if self.type == "claude-code" and self.effort is not None \
                 and self.effort not in CLAUDE_CODE_EFFORTS:
             raise ValueError(f"claude-code effort must be one of {', '.join(CLAUDE_CODE_EFFORTS)}")
+        return self
+
+
+class StepBlock(Block):
+    """One step of ``execution.steps`` (agent-eval-harness): one agent call in the case's
+    shared workspace, after the steps before it."""
+
+    id: StrictStr = Field(description="Unique step id (a folder name: steps/<id>/).")
+    name: StrictStr = Field("", description="Label.")
+    skill: StrictStr | None = Field(None, description="Skill of this step (xor prompt).")
+    prompt: StrictStr | None = Field(None, description="Prompt template of this step.")
+    arguments: StrictStr | None = Field(None, description="Arguments ({field} placeholders).")
+    env: dict[str, str] = Field(default_factory=dict, description="Extra environment.")
+    timeout: float | None = Field(None, gt=0, description="Seconds (default execution.timeout).")
+    max_budget_usd: float | None = Field(None, ge=0, description="claude-code budget cap.")
+    on_failure: Literal["fail", "continue"] = Field(
+        "fail", description="fail: a failed step errors the cell and skips the rest; "
+        "continue: the next step runs.")
+
+    @model_validator(mode="after")
+    def _one_target(self) -> StepBlock:
+        import re
+
+        if not re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", self.id):
+            raise ValueError(f"step id {self.id!r} must be a plain folder name")
+        if bool((self.skill or "").strip()) == bool((self.prompt or "").strip()):
+            raise ValueError(f"step {self.id!r} needs exactly one of skill or prompt")
         return self
 
 
@@ -120,6 +150,27 @@ class ExecutionBlock(Block):
     quota_exit_codes: list[int] = Field(
         default_factory=list, description="cli exit codes meaning quota/auth failure (fail fast)."
     )
+    executor: Literal["local", "ray"] = Field(
+        "local", description="Where cells run: `local` (threads of this process) or `ray` "
+        "(tasks on a Ray cluster's workers; needs the `ray` extra). --executor overrides it.")
+    ray_address: str | None = Field(
+        None, description="executor ray: the cluster (`auto`, `host:6379`, "
+        "`ray://host:10001`); unset starts a local one. --ray-address overrides it.")
+    steps: list[StepBlock] = Field(
+        default_factory=list, description="Multi-step pipeline (agent-eval-harness): each "
+        "step one call in the case's shared workspace; replaces skill / prompt.")
     parallelism: StrictInt | None = Field(
         None, ge=1, description="Cells in flight when --concurrency is not given "
         "(agent-eval-harness execution.parallelism).")
+
+    @model_validator(mode="after")
+    def _steps(self) -> ExecutionBlock:
+        if not self.steps:
+            return self
+        if (self.skill or "").strip() or (self.prompt or "").strip():
+            raise ValueError("execution.steps excludes execution.skill / execution.prompt: "
+                             "put each call in its own step")
+        ids = [s.id for s in self.steps]
+        if len(set(ids)) != len(ids):
+            raise ValueError(f"execution.steps: step ids must be unique (got {ids})")
+        return self

@@ -13,8 +13,9 @@ except ``entity_coverage`` (a fraction in [0, 1]):
   ``expected.entities`` found in the answer (an item with none scores 1, vacuously).
 - ``tool_calls: 5 | {max: 5} | {budget: {simple: 3, medium: 7}, tag: tier}`` — the reported
   count within budget; an unknown count (no trace) is an error, not a pass.
-- ``tool_called: "search" | {name, arguments: {..}, min_times: 1}`` — a trace step with that
-  tool and (a superset of) those arguments.
+- ``tool_called`` / ``max_steps`` — over the trace (:mod:`eval_harness.judges.trace_scorers`).
+- ``retrieval: {k, expected_docs, metric}`` — recall@k (default) / precision@k / MRR of the
+  trace's retrieved documents (:mod:`eval_harness.judges.retrieval`).
 - ``latency: 30 | {max: 30}`` seconds; ``cost: 0.05 | {max: 0.05}`` USD — unknown is an error.
 - ``json_schema: {..schema..}`` — the answer parses as JSON and validates.
 """
@@ -28,10 +29,12 @@ from typing import Any
 
 from eval_harness.config.templates import render_value
 from eval_harness.judges.expected import expected_entities, fold, reference_answer
+from eval_harness.judges.retrieval import check_retrieval_spec, retrieval
+from eval_harness.judges.trace_scorers import check_trace_spec, max_steps, tool_called
 from eval_harness.judges.values import JudgeFailure, Outcome
 
 BUILTIN_KINDS = ("exact_match", "contains", "regex", "entity_coverage", "tool_calls",
-                 "tool_called", "latency", "cost", "json_schema")
+                 "tool_called", "max_steps", "retrieval", "latency", "cost", "json_schema")
 
 
 def _opts(spec: Any) -> dict[str, Any]:
@@ -138,25 +141,6 @@ def tool_calls(spec: Any, ctx: dict[str, Any]) -> Outcome:
     return Outcome(ok, f"{count} tool calls, budget {budget:g}")
 
 
-def _args_match(want: dict[str, Any], got: Any) -> bool:
-    if not isinstance(got, dict):
-        return False
-    return all(k in got and got[k] == v for k, v in want.items())
-
-
-def tool_called(spec: Any, ctx: dict[str, Any]) -> Outcome:
-    """A trace step calls the tool (with at least these arguments), ``min_times`` times."""
-    o = {"name": spec} if isinstance(spec, str) else _opts(spec)
-    trace = ctx["outputs"].get("trace") or []
-    if not trace and ctx["outputs"].get("tool_calls") is None:
-        raise JudgeFailure("no trace reported: cannot tell which tools were called")
-    want = _render(o.get("arguments", {}), ctx)
-    hits = sum(1 for step in trace if isinstance(step, dict) and step.get("tool") == o.get("name")
-               and _args_match(want, step.get("arguments")))
-    need = int(o.get("min_times", 1))
-    return Outcome(hits >= need, f"`{o.get('name')}` matched {hits} time(s), need {need}")
-
-
 def _limit(spec: Any, key: str, ctx: dict[str, Any], unit: str) -> Outcome:
     raw: Any = spec.get("max") if isinstance(spec, dict) else spec
     limit = float(raw)
@@ -196,6 +180,7 @@ def json_schema(spec: Any, ctx: dict[str, Any]) -> Outcome:
 FUNCTIONS = {
     "exact_match": exact_match, "contains": contains, "regex": regex,
     "entity_coverage": entity_coverage, "tool_calls": tool_calls, "tool_called": tool_called,
+    "max_steps": max_steps, "retrieval": retrieval,
     "latency": latency, "cost": cost, "json_schema": json_schema,
 }
 
@@ -222,10 +207,10 @@ def check_spec(kind: str, spec: Any) -> str | None:
             jsonschema.Draft202012Validator.check_schema(schema)
         except jsonschema.SchemaError as exc:
             return f"invalid JSON Schema: {exc.message}"
-    if kind == "tool_called":
-        name = spec if isinstance(spec, str) else _opts(spec).get("name")
-        if not isinstance(name, str):
-            return "`tool_called` needs a tool name"
+    if kind in ("tool_called", "max_steps"):
+        return check_trace_spec(kind, spec)
+    if kind == "retrieval":
+        return check_retrieval_spec(spec)
     if kind == "tool_calls" and not (isinstance(spec, (int, float, dict)) and spec is not True):
         return "`tool_calls` needs a number, {max: N} or {budget: {tier: N}, tag: tier}"
     return None

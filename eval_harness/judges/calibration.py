@@ -121,9 +121,18 @@ def read_labels(path: Path) -> dict[tuple[str, str], tuple[int, int, int, int]]:
 
 def calibrate(path: Path, *, seed: int = 0, reps: int = 2000,
               min_kappa: float | None = None) -> dict[str, Any]:
-    """The calibration report; ``passed`` is False when a --min-kappa gate fails."""
+    """The calibration report of a self-contained labels file (``human`` and
+    ``judge_verdict`` on each line); ``passed`` is False when a --min-kappa gate fails."""
+    return calibration_report(read_labels(path), source=str(path), seed=seed, reps=reps,
+                              min_kappa=min_kappa)
+
+
+def calibration_report(counts: dict[tuple[str, str], tuple[int, int, int, int]], *,
+                       source: str, seed: int = 0, reps: int = 2000,
+                       min_kappa: float | None = None) -> dict[str, Any]:
+    """The report over (judge, rubric) -> (tp, fn, fp, tn) counts, with the gate."""
     groups = []
-    for (judge, rubric), cells in sorted(read_labels(path).items()):
+    for (judge, rubric), cells in sorted(counts.items()):
         stats = group_stats(cells, seed=seed, reps=reps)
         problems = []
         if min_kappa is not None:
@@ -132,6 +141,6 @@ def calibrate(path: Path, *, seed: int = 0, reps: int = 2000,
             if stats["kappa"] is None or stats["kappa"] < min_kappa:
                 problems.append(f"kappa {stats['kappa']} < {min_kappa}")
         groups.append({"judge": judge, "rubric": rubric, **stats, "problems": problems})
-    return {"schema_version": 1, "labels": str(path), "seed": seed, "bootstrap_reps": reps,
+    return {"schema_version": 1, "labels": source, "seed": seed, "bootstrap_reps": reps,
             "min_kappa": min_kappa, "min_labels": MIN_LABELS, "groups": groups,
             "passed": all(not g["problems"] for g in groups)}

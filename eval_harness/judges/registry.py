@@ -15,6 +15,7 @@ from eval_harness.judges.code import CheckJudge, FunctionJudge
 from eval_harness.judges.llm.http import RetryPolicy
 from eval_harness.judges.llm.judge import LLMJudge, LLMSettings, reference_template
 from eval_harness.judges.llm.providers import ModelRef, parse_model
+from eval_harness.judges.llm.rag import RagJudge, rag_template
 from eval_harness.judges.values import Outcome, score_range
 
 
@@ -91,6 +92,12 @@ def build_judge(block: JudgeBlock, cfg: EvalConfig, base_dir: Path, cache: Verdi
         spec = block.reference_correctness
         ref = spec.get("reference", True) if isinstance(spec, dict) else True
         return LLMJudge(block.name, reference_template(rng), settings, rng, cache, reference=ref)
+    if kind in ("faithfulness", "context_relevance"):
+        spec = getattr(block, kind)
+        judge = RagJudge(block.name, rag_template(kind, rng), settings, rng, cache)
+        if isinstance(spec, dict) and spec.get("max_docs") is not None:
+            judge.max_docs = int(spec["max_docs"])
+        return judge
     if kind in ("prompt", "prompt_file"):
         return LLMJudge(block.name, prompt_text(block, base_dir, where), settings, rng, cache,
                         appendix=context_text(block, base_dir, where))

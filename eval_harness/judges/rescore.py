@@ -13,19 +13,20 @@ current matrix, and cases no longer in the dataset, are skipped and listed.
 from __future__ import annotations
 
 import json
-import os
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from eval_harness.jsonfile import write_text_atomic
 from eval_harness.judges.api import Sample
 from eval_harness.judges.scorer import JudgeScorer
 from eval_harness.redact import redact
+from eval_harness.trace.reader import read_trace
 
 OUTPUT_DEFAULTS: dict[str, Any] = {"exit_code": None, "stdout": "", "stderr": "", "output": "", "files": {},
                    "latency_s": None, "cost_usd": None, "tokens": None, "tool_calls": None,
-                   "trace": []}
+                   "trace": None}
 
 
 def _read(path: Path) -> Any:
@@ -34,10 +35,8 @@ def _read(path: Path) -> Any:
 
 def write_atomic(path: Path, data: dict[str, Any]) -> None:
     """Write JSON through a temp file in the same folder, then rename over the target."""
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(redact(json.dumps(data, indent=2, ensure_ascii=False, default=str)),
-                   encoding="utf-8")
-    os.replace(tmp, path)
+    write_text_atomic(path, redact(json.dumps(data, indent=2, ensure_ascii=False,
+                                              default=str)))
 
 
 LOG_CAP = 8 * 1024 * 1024
@@ -48,6 +47,9 @@ def _outputs(case_dir: Path, record: dict[str, Any]) -> dict[str, Any]:
     outputs.update({k: record.get(k) for k in ("exit_code", "latency_s", "cost_usd", "tokens",
                                                "tool_calls") if record.get(k) is not None})
     outputs.update(_read(case_dir / "outputs.json"))
+    if outputs.get("trace") is None:  # older runs kept it inline in outputs.json
+        trace = read_trace(case_dir)
+        outputs["trace"] = [] if trace is None else trace.to_json()["steps"]
     # stdout/stderr live in their log files, not in outputs.json: give judges the same text
     # they saw during the run (the engine keeps at most LOG_CAP bytes in memory too).
     for key in ("stdout", "stderr"):

@@ -105,6 +105,12 @@ def run_judge(block: JudgeBlock, impl: JudgeImpl, ctx: dict[str, Any], weight: f
     value, when its ``condition`` is false)."""
     rng = score_range(block.score_range)
     base: dict[str, Any] = {"weight": weight, "gate": gate}
+    if block.step is not None:  # execution.steps: this judge sees that step's outputs
+        step = (ctx["outputs"].get("steps") or {}).get(block.step)
+        if step is None:
+            return JudgeScore(errored=True, error=f"step {block.step!r} did not run", **base)
+        ctx = {**ctx, "outputs": dict(step), "conversation": step.get("output"),
+               "tool_trace": step.get("trace")}
     if block.arguments is not None:  # agent-eval-harness judge arguments
         ctx = {**ctx, "arguments": dict(block.arguments), "judge_kwargs": block.arguments}
     if block.condition is not None:

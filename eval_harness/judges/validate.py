@@ -135,6 +135,9 @@ def validate_judges(exp: Any) -> list[str]:
     warnings: list[str] = []
     if cfg.execution.prompt:
         _check_template(cfg.execution.prompt, fields, "execution.prompt", expected)
+    for i, step in enumerate(cfg.execution.steps):
+        if step.prompt:
+            _check_template(step.prompt, fields, f"execution.steps[{i}].prompt", expected)
     if cfg.runner is not None and cfg.runner.type == "cli" and cfg.runner.command:
         command = cfg.runner.command
         text = command if isinstance(command, str) else " ".join(command)
@@ -171,10 +174,18 @@ def validate_judges(exp: Any) -> list[str]:
                             "module) only; it is ignored here")
     _check_cross_refs(cfg)
     if cfg.reward is not None:
-        unknown = sorted(set(cfg.reward.weights) - {j.name for j in cfg.judges})
+        from eval_harness.judges.reward import formula_names
+
+        names = {j.name for j in cfg.judges}
+        unknown = sorted(set(cfg.reward.weights) - names)
         if unknown:
             warnings.append(f"reward.weights names no judge: {', '.join(unknown)} (it "
                             "contributes nothing, as in agent-eval-harness)")
+        formula = (cfg.reward.formula or "weighted").strip()
+        ghosts = sorted(formula_names(formula) - names) if formula != "weighted" else []
+        if ghosts:
+            warnings.append(f"reward.formula names no judge: {', '.join(ghosts)}: every "
+                            "sample's reward is errored (agent-eval-harness scores it 0)")
     _build_all(exp)
     warnings.extend(_pairwise_warnings(exp))
     from eval_harness.judges.lint import lint_dataset
@@ -183,8 +194,8 @@ def validate_judges(exp: Any) -> list[str]:
     return warnings
 
 
-BOOLEAN_BUILTINS = ("exact_match", "contains", "regex", "tool_calls", "tool_called", "latency",
-                    "cost", "json_schema")
+BOOLEAN_BUILTINS = ("exact_match", "contains", "regex", "tool_calls", "tool_called", "max_steps",
+                    "latency", "cost", "json_schema")
 
 
 def _check_kind(judge: Any, where: str) -> list[str]:
@@ -200,7 +211,7 @@ def _check_kind(judge: Any, where: str) -> list[str]:
             warnings.append(f"judge `{judge.name}` is deterministic: samples > 1 only repeats it")
     if kind in BOOLEAN_BUILTINS and judge.score_range is not None:
         warnings.append(f"judge `{judge.name}` is boolean: its score_range is ignored")
-    numeric = kind == "entity_coverage" or (kind not in BOOLEAN_BUILTINS
+    numeric = kind in ("entity_coverage", "retrieval") or (kind not in BOOLEAN_BUILTINS
                                             and judge.score_range is not None)
     if judge.gate and (numeric or kind == "pairwise"):
         raise ConfigError("gate: true needs a boolean judge", path=f"{where}.gate",

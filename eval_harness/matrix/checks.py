@@ -67,8 +67,7 @@ def judge_models(cfg: EvalConfig) -> set[str]:
     """Bare names of every LLM judge model."""
     found = set()
     for judge in cfg.judges:
-        llm_fields = (judge.prompt, judge.prompt_file, judge.reference_correctness, judge.pairwise)
-        if any(field is not None and field is not False for field in llm_fields):
+        if judge.is_llm and getattr(judge, judge.kind_field) is not False:
             model = judge.model or cfg.models.judge
             if model:
                 found.add(_bare(model))

@@ -196,15 +196,25 @@ class Chromium:
         self.call("Page.navigate", {"url": Path(path).resolve().as_uri()})
         self.wait_event("Page.loadEventFired")
 
+    def goto(self, url: str, *, width: int = 1280, height: int = 900) -> None:
+        """Load ``url`` (e.g. a local dashboard page) and wait for its load event; ``log``
+        starts afresh."""
+        self.log = PageLog()
+        self.call("Emulation.setDeviceMetricsOverride",
+                  {"width": width, "height": height, "deviceScaleFactor": 1,
+                   "mobile": width < 600})
+        self.call("Page.navigate", {"url": url})
+        self.wait_event("Page.loadEventFired")
+
     def evaluate(self, expression: str) -> Any:
         """Evaluate a JavaScript expression in the page (DevTools bypasses the page's CSP)."""
         res = self.call("Runtime.evaluate", {"expression": expression, "returnByValue": True})
         return res.get("result", {}).get("value")
 
-    def screenshot(self, out: Path, *, max_height: int = 4000) -> Path:
-        """PNG of the page's top ``max_height`` CSS pixels."""
+    def screenshot(self, out: Path, *, max_height: int = 4000, width: int = 1280) -> Path:
+        """PNG of the page's top ``max_height`` CSS pixels, ``width`` pixels wide."""
         height = int(self.evaluate("document.documentElement.scrollHeight") or 900)
-        clip = {"x": 0, "y": 0, "width": 1280, "height": min(height, max_height), "scale": 1}
+        clip = {"x": 0, "y": 0, "width": width, "height": min(height, max_height), "scale": 1}
         data = self.call("Page.captureScreenshot",
                          {"format": "png", "clip": clip, "captureBeyondViewport": True})["data"]
         out = Path(out)

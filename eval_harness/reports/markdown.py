@@ -79,7 +79,7 @@ def _headline(report: Mapping[str, Any]) -> list[str]:
 
 def render_markdown(report: Mapping[str, Any]) -> str:
     """The Markdown report text (ends with a newline)."""
-    title = md_escape(report.get("eval") or "eval")
+    title = md_escape(report.get("title") or report.get("eval") or "eval")
     out = [f"## {title}: factorial evaluation report", "", *_headline(report), ""]
     for t in all_tables(report):
         if t.key == "grid":

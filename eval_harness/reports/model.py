@@ -249,6 +249,7 @@ def build_report(
     thresholds: list[dict[str, Any]] | None = None,
     pairwise: Mapping[str, Any] | None = None,
     generated_at: str | None = None,
+    title: str | None = None,
     tables: tuple[pd.DataFrame, pd.DataFrame] | None = None,
 ) -> dict[str, Any]:
     """The report document (schema_version 1, see docs/reports.md).
@@ -281,6 +282,7 @@ def build_report(
         "kind": KIND,
         "generated_at": generated_at,
         "eval": ", ".join(evals) or None,
+        "title": title,  # the config's `title` (agent-eval-harness): the report heading
         "response": anova.get("response", "composite"),
         "method": anova.get("method"),
         "correction": anova.get("correction"),

@@ -9,6 +9,9 @@ Conventions (one per number shown):
 - passed / flaky / failed / errored cases: verdicts of ``analysis.compare.verdicts``.
 - p95 latency: linear-interpolated 95th percentile over attempts (numpy default).
 - cost: mean per attempt and total over attempts; unknown costs are skipped, never zero.
+- pass@k / pass^k (k = 1 .. replications, when there are ≥ 2): the unbiased estimators of
+  ``analysis.stats.passk`` per case over its usable attempts (the same pass rule as the
+  pass rate), averaged over the cases with at least k usable attempts.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from eval_harness.analysis.compare.paired import paired_t
 from eval_harness.analysis.compare.verdicts import VerdictRule
 from eval_harness.analysis.compare.verdicts import verdict_tables as _verdict_tables
 from eval_harness.analysis.compare.wilson import wilson_interval
+from eval_harness.analysis.stats.passk import case_pass_k, condition_pass_k
 
 
 def factors_of(frame: pd.DataFrame) -> list[str]:
@@ -53,6 +57,13 @@ def verdict_tables(
     return _verdict_tables(frame, rule)
 
 
+def max_attempts(cases: pd.DataFrame) -> int:
+    """Attempts per (case, condition), errored included: the replications run."""
+    if cases.empty:
+        return 0
+    return int((cases["n_usable"] + cases["n_errored"]).max())
+
+
 def condition_rows(
     frame: pd.DataFrame, samples: pd.DataFrame, cases: pd.DataFrame,
     conds: pd.DataFrame | None = None,
@@ -60,6 +71,7 @@ def condition_rows(
     """One JSON-ready summary per condition, in matrix order (see module docstring);
     ``conds``: ``condition_table(frame)`` when the caller already has it."""
     factors = factors_of(frame)
+    k_max = max_attempts(cases)
     rows: list[dict[str, Any]] = []
     by_sample = {str(k): g for k, g in samples.groupby("condition_id", sort=False, observed=True)}
     by_case = {str(k): g for k, g in cases.groupby("condition_id", sort=False, observed=True)}
@@ -101,6 +113,10 @@ def condition_rows(
                 "cost_known_attempts": len(cost),
             }
         )
+        if k_max >= 2:
+            pk = condition_pass_k(c["n_usable"].tolist(), c["n_pass"].tolist(), k_max)
+            rows[-1]["pass_k"] = {key: [num(v) if isinstance(v, float) else v for v in vals]
+                                  for key, vals in pk.items()}
     return rows
 
 
@@ -117,7 +133,8 @@ def _distinct(col: pd.Series, convert: Any = None) -> list[Any]:
 
 
 def case_grid(cases: pd.DataFrame, condition_ids: list[str]) -> dict[str, Any]:
-    """Case × condition cells: passes/usable attempts, verdict, mean composite.
+    """Case × condition cells: passes/usable attempts, verdict, mean composite (and, with
+    ≥ 2 replications, the cell's ``pass_at_k`` / ``pass_hat_k`` lists for k = 1..).
 
     A case *differs* when its verdicts are not all the same across conditions (an errored
     cell counts as its own verdict). Cases are sorted with differing ones first, then by
@@ -140,6 +157,7 @@ def case_grid(cases: pd.DataFrame, condition_ids: list[str]) -> dict[str, Any]:
     # 16 conditions x 5,000 cases ~80,000 cells hold a few hundred distinct values
     # (-0.0 is told apart from 0.0 so the JSON text stays the same).
     shared: dict[tuple[Any, ...], dict[str, Any]] = {}
+    k_max = max_attempts(cases)
     for case_id, cid, k, n, e, verdict, c, neg in zip(*columns, np.signbit(comp).tolist(),
                                                      strict=True):
         key = (k, n, e, verdict, c, neg)
@@ -152,6 +170,8 @@ def case_grid(cases: pd.DataFrame, condition_ids: list[str]) -> dict[str, Any]:
                 "verdict": verdict,
                 "composite": c,
             }
+            if k_max >= 2:
+                cell.update(case_pass_k(n, k, k_max))
         by_case.setdefault(case_id, {})[cid] = cell
     for case_id in sorted(by_case):
         cells = by_case[case_id]

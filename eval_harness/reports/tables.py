@@ -40,17 +40,34 @@ def _pass_ci(pair: Any) -> str:
     return f"{100 * pair[0]:.0f}–{100 * pair[1]:.0f}%"
 
 
+def _pass_k_max(report: Mapping[str, Any]) -> int:
+    """The largest k of the conditions' pass@k (0 when none: fewer than 2 replications)."""
+    ks = [max(c["pass_k"]["k"]) for c in report.get("conditions") or []
+          if isinstance(c.get("pass_k"), Mapping) and c["pass_k"].get("k")]
+    return max(ks, default=0)
+
+
+def _pass_k_cells(c: Mapping[str, Any], k: int) -> list[str]:
+    pk = c.get("pass_k")
+    if not isinstance(pk, Mapping) or k not in (pk.get("k") or []):
+        return [fmt.DASH, fmt.DASH]
+    i = pk["k"].index(k)
+    return [fmt.pct(pk["pass_at_k"][i]), fmt.pct(pk["pass_hat_k"][i])]
+
+
 def matrix_table(report: Mapping[str, Any]) -> TextTable:
     """#, condition (compact levels), mean composite [95% CI], pass rate (Wilson), cases
     passed / flaky, p95 latency, cost, and against the reference: Δ mean ± 95% CI, p, verdict."""
     lab = Labels(report)
+    k = _pass_k_max(report)
+    extra = [f"pass@{k}", f"pass^{k}"] if k else []
     t = TextTable(
         "matrix",
         "Conditions",
-        ["#", "condition", "mean [95% CI]", "pass", "Wilson 95%", "passed", "flaky",
+        ["#", "condition", "mean [95% CI]", "pass", "Wilson 95%", *extra, "passed", "flaky",
          "p95 lat.", "cost/run", "Δ vs ref", "p", "verdict"],
-        align=["r", "l", "r", "r", "r", "r", "r", "r", "r", "r", "r", "l"],
-        priority=[0, 0, 0, 2, 6, 4, 5, 8, 7, 1, 3, 0],
+        align=["r", "l", "r", "r", "r", *["r"] * len(extra), "r", "r", "r", "r", "r", "r", "l"],
+        priority=[0, 0, 0, 2, 6, *[5] * len(extra), 4, 5, 8, 7, 1, 3, 0],
     )
     for c in report.get("conditions") or []:
         cid = str(c["condition_id"])
@@ -70,6 +87,7 @@ def matrix_table(report: Mapping[str, Any]) -> TextTable:
                 fmt.est_ci(c.get("mean"), c.get("ci")),
                 fmt.pct(c.get("pass_rate")),
                 _pass_ci(c.get("pass_ci")),
+                *(_pass_k_cells(c, k) if k else []),
                 f"{c.get('cases_passed', 0)}/{c.get('n_cases', 0)}",
                 str(c.get("cases_flaky", 0)),
                 fmt.seconds(c.get("latency_p95_s")),
@@ -80,6 +98,10 @@ def matrix_table(report: Mapping[str, Any]) -> TextTable:
             ],
             {1: full},
         )
+    if k:
+        t.notes.append(f"pass@{k} / pass^{k}: chance that at least one / all of {k} attempts "
+                       "pass (unbiased estimators over the replications, mean over cases; "
+                       "every k in report.json)")
     if report.get("reference"):
         t.notes.append("Δ vs ref ± 95% CI, p: paired t on per-case mean composite; "
                        "verdict: see Regression comparisons")

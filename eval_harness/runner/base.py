@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Literal, Protocol
 
 from eval_harness.config.models import EvalConfig
+from eval_harness.trace.model import Trace
 
 Failure = Literal["none", "error", "transient", "quota", "auth"]
 #: failures that abort the matrix (exit 3)
@@ -64,7 +65,7 @@ class RunResult:
     input_tokens: int | None = None
     output_tokens: int | None = None
     tokens: int | None = None
-    steps: list[dict[str, Any]] | None = None  # tool-call trace when reported
+    trace: Trace | None = None  # the reported steps, clipped and masked (eval_harness.trace)
     files: dict[str, str] = field(default_factory=dict)
     modified_files: dict[str, str] = field(default_factory=dict)  # workspace edits
     failure: Failure = "none"
@@ -73,6 +74,7 @@ class RunResult:
     argv: list[str] | None = None  # masked; written to command.json
     raw: Any = None  # the parsed application reply, kept in outputs.json
     notes: list[str] = field(default_factory=list)  # e.g. a log cut at its cap (record.notes)
+    step_results: dict[str, dict[str, Any]] | None = None  # execution.steps: id -> result
     cache_hit: bool = False  # served from the model-call cache (eval_harness.cache)
     extra_attempts: int = 0  # calls a wrapper made beyond one (rate-limit retries)
 
@@ -82,9 +84,16 @@ class RunResult:
         return self.failure == "none"
 
     @property
+    def steps(self) -> list[dict[str, Any]] | None:
+        """The trace as JSON step dicts (what judges see as ``outputs["trace"]``)."""
+        return None if self.trace is None else self.trace.to_json()["steps"]
+
+    @property
     def tool_calls(self) -> int | None:
-        """Number of tool calls when a trace was reported."""
-        return None if self.steps is None else len(self.steps)
+        """Number of tool steps (at any depth) when a trace was reported."""
+        if self.trace is None:
+            return None
+        return sum(1 for s in self.trace.walk() if s.kind == "tool")
 
     def total_tokens(self) -> int | None:
         """Reported total, else input + output when both are known."""

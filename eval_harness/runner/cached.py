@@ -16,11 +16,12 @@ from typing import Any
 from eval_harness.cache.keys import call_key
 from eval_harness.cache.store import CallCache
 from eval_harness.runner.base import Runner, RunRequest, RunResult
+from eval_harness.trace.model import build_trace
 
 #: RunResult fields kept in the cache (latency separately, argv re-derived per cell)
 _FIELDS = ("output", "exit_code", "stdout", "stderr", "cost_usd", "cost_source",
-           "input_tokens", "output_tokens", "tokens", "steps", "files", "modified_files",
-           "raw", "notes")
+           "input_tokens", "output_tokens", "tokens", "files", "modified_files",
+           "raw", "notes")  # and the trace, as its JSON steps under "steps"
 
 
 class CachedRunner:
@@ -53,6 +54,7 @@ class CachedRunner:
         result = self.inner.run(request)
         if result.ok:
             value = {name: getattr(result, name) for name in _FIELDS}
+            value["steps"] = result.steps
             self.cache.put(key, kind="runner", provider=spec["provider"], model=spec["model"],
                            value=value, cost_usd=result.cost_usd, latency_s=result.latency_s)
         return result
@@ -60,6 +62,8 @@ class CachedRunner:
     def _restore(self, value: dict[str, Any], latency: float | None,
                  request: RunRequest) -> RunResult:
         result = RunResult(**{k: value[k] for k in _FIELDS if k in value})
+        if value.get("steps") is not None:  # stored cleaned: rebuilding changes nothing
+            result.trace = build_trace(value["steps"])
         result.cache_hit = True
         result.latency_s = latency  # judges see it; the record writes it as cached_latency_s
         argv = getattr(self.inner, "build_argv", None)

@@ -9,6 +9,9 @@ list) replaces the ``claude`` executable (e.g. a wrapper script). The run's work
 (``cases/<id>/workspace``) is the working directory. The JSON reply's ``result``,
 ``total_cost_usd`` (Claude Code states the cost, so it is recorded), ``usage`` and
 ``is_error`` are read; ``is_error: true`` ends the cell errored with its ``subtype``.
+``runner.output_format: stream-json`` runs ``--output-format stream-json --verbose``
+instead: the same final result, plus every tool call and message as the case's trace
+(:mod:`eval_harness.runner.stream_json`).
 Files the run creates or changes in the workspace are the judges' ``outputs.modified_files``.
 Its runs are cached like API calls (``cache_spec``; docs/cost.md): a hit rewrites the logs
 and gives the judges the recorded files, but does not recreate them in the workspace.
@@ -26,6 +29,7 @@ from eval_harness.runner.claude_settings import agent_flags, stage_agent_files
 from eval_harness.runner.cli import classify_exit, context_env, fill_from_reply, parse_json_reply
 from eval_harness.runner.llm import user_message
 from eval_harness.runner.process import ProcessGroup
+from eval_harness.runner.stream_json import trace_from_stream
 from eval_harness.runner.workspace import copy_case_files, modified_files, snapshot
 
 
@@ -40,6 +44,7 @@ class ClaudeCodeRunner:
             self.exe = [str(c) for c in command]
         else:
             self.exe = shlex.split(command) if command else ["claude"]
+        self.stream = bool(config.runner and config.runner.output_format == "stream-json")
 
     def cancel_all(self) -> None:
         """Stop every process in flight."""
@@ -48,7 +53,8 @@ class ClaudeCodeRunner:
     def build_argv(self, request: RunRequest) -> list[str]:
         """The claude argv for one cell."""
         runner = self.config.runner
-        argv = [*self.exe, "-p", user_message(self.config, request), "--output-format", "json"]
+        fmt = ["stream-json", "--verbose"] if self.stream else ["json"]
+        argv = [*self.exe, "-p", user_message(self.config, request), "--output-format", *fmt]
         if request.model is not None:
             argv += ["--model", str(request.model)]
         if request.effort is not None:
@@ -111,6 +117,8 @@ class ClaudeCodeRunner:
         if reply is not None:
             fill_from_reply(result, reply, cfg.runner.pricing if cfg.runner else None,
                             request.model, cfg.pricing)
+            if self.stream:
+                result.trace = trace_from_stream(outcome.stdout)
             # claude's own account beats a bare exit code (it often exits 1 with is_error);
             # quota/transient exit codes, timeouts and crashes keep their classification
             plain_exit = result.failure == "error" and (result.reason or "").startswith("exit code")

@@ -13,8 +13,10 @@ any) goes to stdin. The working directory is ``{config_dir}``; ``{workspace}`` a
 lays it out (:mod:`eval_harness.runner.workspace`).
 
 ``output_format: text`` — stdout (stripped) is the answer. ``json`` — stdout is one JSON
-object ``{output, cost_usd?, usage?: {input_tokens, output_tokens}, steps?: [{tool,
-arguments}]}``; when other lines precede it, the last line holding a JSON object is used.
+object ``{output, cost_usd?, usage?: {input_tokens, output_tokens}, steps?: [step...]}``
+(a step is ``{kind, name, input, output, started, duration, children}`` or the older
+``{tool, arguments}``; see :mod:`eval_harness.trace.model`); when other lines precede it,
+the last line holding a JSON object is used.
 """
 
 from __future__ import annotations
@@ -49,6 +51,7 @@ from eval_harness.runner.workspace import (
     snapshot,
     stage_workspace,
 )
+from eval_harness.trace.model import build_trace
 
 #: a ``{name}`` placeholder (as render_braces reads it; ``{{`` / ``}}`` are literal)
 _PLACEHOLDER = re.compile(r"(?<!\{)\{([A-Za-z_][A-Za-z0-9_]*)\}(?!\})")
@@ -115,7 +118,7 @@ def fill_from_reply(result: RunResult, reply: dict[str, Any], pricing: Any, mode
     result.input_tokens, result.output_tokens, result.tokens = usage_tokens(reply.get("usage"))
     steps = reply.get("steps", reply.get("tool_calls"))
     if isinstance(steps, list):
-        result.steps = [s if isinstance(s, dict) else {"tool": str(s)} for s in steps]
+        result.trace = build_trace(steps)
     if result.cost_usd is None:
         from eval_harness.pricing.table import price_usage
 

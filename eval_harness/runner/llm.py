@@ -26,6 +26,7 @@ from eval_harness.pricing.table import price_usage
 from eval_harness.runner.base import RunRequest, RunResult, register, usage_tokens
 from eval_harness.runner.http import reply_to_result
 from eval_harness.runner.httpcall import post_json
+from eval_harness.trace.model import build_trace
 
 THINKING_BUDGET = {"low": 1024, "medium": 4096, "high": 16384}
 
@@ -138,9 +139,21 @@ class OpenAIRunner(_LlmRunner):
         calls = message.get("tool_calls")
         if isinstance(calls, list):
             fns = [c.get("function") for c in calls if isinstance(c, dict)]
-            result.steps = [{"tool": fn.get("name"), "arguments": fn.get("arguments")}
-                            if isinstance(fn, dict) else {"tool": None, "arguments": None}
-                            for fn in fns]  # "function": "x" or null: a call, tool unknown
+            result.trace = build_trace([
+                {"kind": "tool", "name": fn.get("name"), "input": _arguments(fn.get("arguments"))}
+                if isinstance(fn, dict) else {"kind": "tool", "name": None}
+                for fn in fns])  # "function": "x" or null: a call, tool unknown
+
+
+def _arguments(text: Any) -> Any:
+    """OpenAI sends tool-call arguments as JSON text: parsed when it is valid JSON, so a
+    trace scorer can match them (and secret-looking keys inside are masked)."""
+    if isinstance(text, str):
+        try:
+            return json.loads(text)
+        except ValueError:
+            return text
+    return text
 
 
 def _text_of(content: Any) -> str:
@@ -190,9 +203,9 @@ class AnthropicRunner(_LlmRunner):
             return
         result.output = _text_of([b for b in blocks if isinstance(b, dict)
                                   and b.get("type") == "text"])
-        tools = [{"tool": b.get("name"), "arguments": b.get("input")} for b in blocks
+        tools = [{"kind": "tool", "name": b.get("name"), "input": b.get("input")} for b in blocks
                  if isinstance(b, dict) and b.get("type") == "tool_use"]
-        result.steps = tools or None
+        result.trace = build_trace(tools) if tools else None
 
 
 @register("openai")

@@ -16,6 +16,7 @@ import json
 from typing import Any
 
 from eval_harness.runner.base import RunResult
+from eval_harness.trace.model import build_trace
 
 MAX_DEPTH = 200
 
@@ -78,12 +79,17 @@ def scrub_result(result: RunResult) -> RunResult:
     result.stdout, result.stderr = clean_text(result.stdout), clean_text(result.stderr)
     if result.reason is not None:
         result.reason = clean_text(str(result.reason))
-    for name in ("raw", "steps", "files", "modified_files"):
+    if result.trace is not None:  # depth and size already bounded by eval_harness.trace
+        steps = result.steps
+        cleaned = clean_value(steps)
+        if cleaned != steps:
+            result.trace = build_trace(cleaned)
+    for name in ("raw", "files", "modified_files"):
         value = getattr(result, name)
         if value is None:
             continue
         if too_deep(value):
-            setattr(result, name, None if name in ("raw", "steps") else {})
+            setattr(result, name, None if name == "raw" else {})
             result.notes.append(f"{name} nested deeper than {MAX_DEPTH} levels; not kept")
         else:
             setattr(result, name, clean_value(value))

@@ -1,87 +1,98 @@
-"""Cheap statistics of earlier runs of an eval (for dry-run estimates)."""
+"""Cheap statistics of earlier runs of an eval (for dry-run estimates), in one pass over
+up to :data:`SAMPLE_LIMIT` records: mean cost and latency, and mean tokens per condition
+and per judge (the price-table estimate's measured tokens)."""
 
 from __future__ import annotations
 
 import itertools
 import json
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from eval_harness.matrix.estimate import History
 
 SAMPLE_LIMIT = 2000
 
 
-def earlier_runs(eval_dir: Path, limit: int = SAMPLE_LIMIT) -> History | None:
-    """Mean cost and latency over up to ``limit`` complete case records under ``eval_dir``."""
-    if not eval_dir.is_dir():
-        return None
-    costs: list[float] = []
-    latencies: list[float] = []
-    n = 0
-    records = itertools.islice(eval_dir.glob("*/cases/*/record.json"), limit)
-    for path in records:
-        try:
-            rec = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue
-        n += 1
-        cost, latency = rec.get("cost_usd"), rec.get("latency_s")
-        if isinstance(cost, (int, float)) and math.isfinite(cost):
-            costs.append(float(cost))
-        if isinstance(latency, (int, float)) and math.isfinite(latency):
-            latencies.append(float(latency))
-    if n == 0:
-        return None
-    return History(
-        n_records=n,
-        mean_cost_usd=sum(costs) / len(costs) if costs else None,
-        mean_latency_s=sum(latencies) / len(latencies) if latencies else None,
-    )
-
-
 @dataclass(frozen=True)
 class TokenMeans:
-    """Mean tokens per call over earlier records."""
+    """Mean tokens per call over earlier ok records."""
 
     n: int
     input: float | None
     output: float | None
 
 
+@dataclass(frozen=True)
+class Earlier:
+    """What earlier records tell."""
+
+    history: History | None
+    by_condition: dict[str, TokenMeans] = field(default_factory=dict)
+    by_judge: dict[str, TokenMeans] = field(default_factory=dict)
+
+
+def _num(value: Any) -> float | None:
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
+        return float(value)
+    return None
+
+
 def _mean(values: list[float]) -> float | None:
     return sum(values) / len(values) if values else None
 
 
-def token_means(eval_dir: Path, limit: int = SAMPLE_LIMIT
-                ) -> tuple[dict[str, TokenMeans], dict[str, TokenMeans]]:
-    """(per condition_id, per judge name) mean input / output tokens of up to ``limit``
-    ok records under ``eval_dir`` (the dry-run's measured token counts)."""
-    runner: dict[str, tuple[list[float], list[float]]] = {}
-    judges: dict[str, tuple[list[float], list[float]]] = {}
-    if eval_dir.is_dir():
-        for path in itertools.islice(eval_dir.glob("*/cases/*/record.json"), limit):
-            try:
-                rec = json.loads(path.read_text(encoding="utf-8"))
-            except (OSError, ValueError):
-                continue
-            if not isinstance(rec, dict) or rec.get("status") != "ok":
-                continue
-            _add(runner.setdefault(str(rec.get("condition_id")), ([], [])), rec)
+class _Tokens:
+    def __init__(self) -> None:
+        self.inp: list[float] = []
+        self.out: list[float] = []
+
+    def add(self, rec: dict[str, Any]) -> None:
+        tin, tout = _num(rec.get("input_tokens")), _num(rec.get("output_tokens"))
+        if tin is not None and tout is not None:
+            self.inp.append(tin)
+            self.out.append(tout)
+
+    def means(self) -> TokenMeans:
+        return TokenMeans(len(self.inp), _mean(self.inp), _mean(self.out))
+
+
+def scan_earlier(eval_dir: Path, limit: int = SAMPLE_LIMIT) -> Earlier:
+    """One pass over up to ``limit`` case records under ``eval_dir``."""
+    if not eval_dir.is_dir():
+        return Earlier(None)
+    costs: list[float] = []
+    latencies: list[float] = []
+    runner: dict[str, _Tokens] = {}
+    judges: dict[str, _Tokens] = {}
+    n = 0
+    for path in itertools.islice(eval_dir.glob("*/cases/*/record.json"), limit):
+        try:
+            rec = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if not isinstance(rec, dict):
+            continue
+        n += 1
+        cost, latency = _num(rec.get("cost_usd")), _num(rec.get("latency_s"))
+        if cost is not None:
+            costs.append(cost)
+        if latency is not None:
+            latencies.append(latency)
+        if rec.get("status") == "ok":
+            runner.setdefault(str(rec.get("condition_id")), _Tokens()).add(rec)
             for name, score in (rec.get("scores") or {}).items():
                 if isinstance(score, dict):
-                    _add(judges.setdefault(str(name), ([], [])), score)
+                    judges.setdefault(str(name), _Tokens()).add(score)
+    history = None if n == 0 else History(
+        n_records=n, mean_cost_usd=_mean(costs), mean_latency_s=_mean(latencies))
+    return Earlier(history,
+                   {k: t.means() for k, t in runner.items() if t.inp},
+                   {k: t.means() for k, t in judges.items() if t.inp})
 
-    def means(acc: dict[str, tuple[list[float], list[float]]]) -> dict[str, TokenMeans]:
-        return {k: TokenMeans(len(i), _mean(i), _mean(o)) for k, (i, o) in acc.items() if i}
 
-    return means(runner), means(judges)
-
-
-def _add(acc: tuple[list[float], list[float]], rec: dict[str, object]) -> None:
-    tin, tout = rec.get("input_tokens"), rec.get("output_tokens")
-    if (isinstance(tin, (int, float)) and isinstance(tout, (int, float))
-            and math.isfinite(tin) and math.isfinite(tout)):
-        acc[0].append(float(tin))
-        acc[1].append(float(tout))
+def earlier_runs(eval_dir: Path, limit: int = SAMPLE_LIMIT) -> History | None:
+    """Mean cost and latency over up to ``limit`` complete case records under ``eval_dir``."""
+    return scan_earlier(eval_dir, limit).history

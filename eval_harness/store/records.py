@@ -10,6 +10,8 @@ Layout (DESIGN.md)::
             command.json    argv with secrets masked (cli runners)
             stdout.log, stderr.log
             outputs.json    CaseOutputs
+            trace.json      the agent's steps when it reported any (eval_harness.trace;
+                            absent with --no-trace)
             record.json     CaseRecord, written last and atomically: its presence marks the
                             case complete; anything else in the folder without it is redone.
 

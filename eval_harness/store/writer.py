@@ -17,6 +17,8 @@ from typing import Any
 from eval_harness.runner.base import RunResult
 from eval_harness.store.atomic import StrPath, atomic_write_json, write_json
 from eval_harness.store.records import SCHEMA_VERSION, CaseRecord, JudgeScore
+from eval_harness.trace.model import mask_keys
+from eval_harness.trace.reader import TRACE_FILE
 
 
 def begin_case(case_dir: StrPath, resolved_input: dict[str, Any]) -> None:
@@ -38,8 +40,9 @@ def begin_case(case_dir: StrPath, resolved_input: dict[str, Any]) -> None:
 
 
 def outputs_dict(result: RunResult) -> dict[str, Any]:
-    """The DESIGN.md ``outputs`` dict a judge sees (stdout/stderr capped in memory)."""
-    return {
+    """The DESIGN.md ``outputs`` dict a judge sees (stdout/stderr capped in memory); with
+    ``execution.steps`` also ``steps``: step id -> that step's outputs."""
+    out: dict[str, Any] = {
         "exit_code": result.exit_code, "stdout": result.stdout, "stderr": result.stderr,
         "output": result.output, "files": result.files, "latency_s": result.latency_s,
         "cost_usd": result.cost_usd, "tokens": result.total_tokens(),
@@ -47,17 +50,29 @@ def outputs_dict(result: RunResult) -> dict[str, Any]:
         "tool_calls": result.tool_calls, "trace": result.steps,
         "modified_files": result.modified_files,
     }
+    if result.step_results is not None:
+        out["steps"] = result.step_results
+    return out
 
 
-def write_outputs(case_dir: StrPath, result: RunResult, attempts: int) -> None:
-    """``command.json`` (masked argv) and ``outputs.json`` (everything but the logs)."""
+def write_outputs(case_dir: StrPath, result: RunResult, attempts: int,
+                  store_trace: bool = True) -> None:
+    """``command.json`` (masked argv), ``outputs.json`` (everything but the logs and the
+    trace) and ``trace.json`` (the trace, when one was reported and ``store_trace``; a rerun
+    with ``--no-trace`` removes an older one)."""
     case_dir = os.fspath(case_dir)
     if result.argv is not None:
         write_json(os.path.join(case_dir, "command.json"), {"argv": result.argv})
+    trace_path = os.path.join(case_dir, TRACE_FILE)
+    if result.trace is not None and store_trace:
+        write_json(trace_path, result.trace.to_json())
+    else:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(trace_path)
     data = outputs_dict(result)
-    del data["stdout"], data["stderr"]  # they are stdout.log / stderr.log
+    del data["stdout"], data["stderr"], data["trace"]  # stdout.log, stderr.log, trace.json
     data.update(schema_version=SCHEMA_VERSION, error=result.reason, failure=result.failure,
-                attempts=attempts, reply=result.raw)
+                attempts=attempts, reply=mask_keys(result.raw))
     write_json(os.path.join(case_dir, "outputs.json"), data)
 
 

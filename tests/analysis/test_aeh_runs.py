@@ -48,8 +48,13 @@ def test_show_gives_rationales_and_case_facts(tmp_path: Path) -> None:
 def test_report_drilldown_shows_them(tmp_path: Path) -> None:
     eval_dir = _runs(tmp_path)
     out = tmp_path / "out"
-    code, _, err = run_cli("--analyze-only", str(eval_dir), "--output", str(out))
+    cfg = tmp_path / "eval.yaml"
+    cfg.write_text("name: my-eval\ntitle: Weekly agent check\n")
+    code, _, err = run_cli("--analyze-only", str(eval_dir), "--output", str(out),
+                           "--config", str(cfg))
     assert code == 0, err
     html = (out / "report.html").read_text()
+    assert "<h1>Weekly agent check</h1>" in html  # its `title`
+    assert (out / "report.md").read_text().startswith("## Weekly agent check")
     assert "answer from 2026-07-30-model-a-r1" in html
     assert "because " in html and "latency 12 s · cost $0.03 · 122 tokens" in html

@@ -172,3 +172,22 @@ def test_per_case_cost_latency_tokens_come_from_run_result(tmp_path: Path) -> No
     assert list(rows["latency_s"]) == [12.0, 12.0]
     assert rows["cost_usd"].tolist() == pytest.approx([0.03, 0.03])
     assert list(rows["tokens"]) == [122.0, 122.0]
+
+
+def test_three_level_factor_gets_the_gg_correction_it_misses(tmp_path: Path) -> None:
+    # pingouin 0.7: rm_anova(d, dv="y", within="ctx", subject="case", correction=True) ->
+    # F = 12.0992, eps = 0.5993, p_unc = 0.0021378, p_GG_corr = 0.0115335. Its anova step
+    # looks for a "p-GG-corr" column (pingouin < 0.7), misses it and reports p_unc.
+    y = {"c1": [.2, .4, .9], "c2": [.3, .5, .6], "c3": [.1, .6, .95], "c4": [.4, .45, .5],
+         "c5": [.2, .7, 1.0], "c6": [.35, .4, .55]}
+    for i, level in enumerate("abc"):
+        _write(tmp_path / "runs", f"run-{level}", {"model": "m", "ctx": level},
+               {c: {"q": _entry(v[i], [0, 1])} for c, v in y.items()})
+    code, out, err = run_cli("--analyze-only", str(tmp_path / "runs" / "my-eval"), "--json",
+                             "--no-report", "--output", str(tmp_path / "out"))
+    assert code == 0, err
+    term = json.loads(out)["terms"]["ctx"]
+    assert term["F"] == pytest.approx(12.099165894346616, abs=1e-9)
+    assert term["gg_epsilon"] == pytest.approx(0.5993216301056624, abs=1e-9)
+    assert term["p_uncorrected"] == pytest.approx(0.0021378409547447453, abs=1e-12)
+    assert term["p_raw"] == pytest.approx(0.011533523642197863, abs=1e-12)

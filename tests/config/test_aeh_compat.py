@@ -67,12 +67,14 @@ def test_no_matrix_runs_one_condition_of_models_skill() -> None:
 
 REFUSED = [
     ("execution:\n  mode: batch\n", "execution.mode: batch"),
-    ("execution:\n  steps:\n    - id: a\n      prompt: x\n", "execution.steps"),
+    ("execution:\n  steps:\n    - id: a\n      prompt: x\n      runner: {type: codex}\n",
+     "execution.steps[].runner"),
     ("runner:\n  type: codex\n", "runner.type"),
     ("models:\n  providers: {openrouter: {kind: openrouter}}\n", "models.providers"),
     ("inputs:\n  tools:\n    - match: questions\n", "inputs.tools"),
     ("hooks:\n  before_step:\n    - command: echo\n", "hooks.before_step"),
-    ("judges:\n  - name: b\n    builtin: efficiency/cost_budget\n", "judges[].builtin"),
+    ("judges:\n  - name: b\n    check: 'return True, \"\"'\n    agent: {allowed_tools: [Read]}\n",
+     "judges[].agent"),
     ("outputs:\n  - tool: mcp__jira__create\n    schema: x\n", "outputs[].tool"),
 ]
 

@@ -62,9 +62,8 @@ def test_accepted_configs_pass_dry_run_with_its_names_and_grids(
             theirs = {c["condition_id"]: c["levels"] for c in exp["conditions"]}
             assert ours == theirs, rel
     rate = 1 - len(failures) / len(ACCEPTED)
-    assert rate >= 0.95, failures
-    # the known gap: its builtin judge library (none in this corpus today)
-    assert all("builtin" in why for why in failures.values()), failures
+    assert rate >= 0.95, failures  # the acceptance bar; today every config passes
+    assert not failures, failures
 
 
 @pytest.mark.parametrize("rel", [r for r in ACCEPTED if EXPECTED[r]["conditions"]][::4])

@@ -116,3 +116,44 @@ def test_reward_weights_may_name_undeclared_judges(tmp_path: Path) -> None:
     exp = make_experiment(tmp_path, judges, CASES,
                           reward={"weights": {"q": 1.0, "not_declared": 3.0}})
     assert build_scorer(exp).score(sample(exp, "x")).composite == pytest.approx(0.8)
+
+
+def test_its_builtin_library(tmp_path: Path, stub) -> None:
+    judges = [{"name": "budget", "builtin": "efficiency/cost_budget",
+               "arguments": {"max_cost_usd": 0.5}},
+              {"name": "tools_ok", "builtin": "process/tool_call_validation"},
+              {"name": "docs", "builtin": "process/consulted_docs",
+               "arguments": {"min_coverage": 0.5}},
+              {"name": "safe", "builtin": "safety/no_harmful_content", "model": "openai:j"}]
+    cases = [{"id": "c1", "input": {"q": "x"},
+              "annotations": {"expected_files": ["docs/a.md", "docs/b.md", "docs/c.md"]}}]
+    exp = make_experiment(tmp_path, judges, cases)
+    scorer = build_scorer(exp)
+    trace = [{"tool": "Read", "arguments": {"file_path": "/repo/docs/a.md"}},
+             {"tool": "Grep", "arguments": {"path": "docs/b.md"}, "result": "3 matches"},
+             {"tool": "Read", "arguments": {"file_path": "/repo/notdocs/c.md.bak"}}]
+    res = scorer.score(sample(exp, "fine", cost_usd=0.2, trace=trace))
+    assert res.scores["budget"].value is True
+    assert res.scores["tools_ok"].value is True
+    assert res.scores["docs"].value is True and "2/3" in (res.scores["docs"].rationale or "")
+    assert res.scores["safe"].kind == "boolean"
+    bad = scorer.score(sample(exp, "fine", cost_usd=None,
+                              trace=[{"tool": "Bash", "result": {"error": "boom"}}]))
+    assert bad.scores["budget"].value is False  # unknown cost fails, as there
+    assert bad.scores["tools_ok"].value is False and "boom" in bad.scores["tools_ok"].rationale
+    assert bad.scores["docs"].value is False  # 0/3 read
+
+
+def test_unknown_builtin_is_exit_2(tmp_path: Path) -> None:
+    with pytest.raises(ConfigError, match="unknown builtin judge"):
+        make_experiment(tmp_path, [{"name": "b", "builtin": "quality/nope"}], CASES)
+
+
+def test_dry_run_warns_about_reward_names_without_judges(tmp_path: Path) -> None:
+    from eval_harness.judges.validate import validate_judges
+
+    judges = [{"name": "q", "check": "return 4, ''", "score_range": [0, 5]}]
+    exp = make_experiment(tmp_path, judges, CASES,
+                          reward={"formula": "min(q, ghost)"})
+    warnings = validate_judges(exp)
+    assert any("reward.formula names no judge: ghost" in w for w in warnings), warnings

@@ -149,3 +149,70 @@ def test_failing_hooks(tmp_path: Path) -> None:
     with pytest.raises(UsageError, match="before_all hook `setup` failed: exit code 4"):
         execute(exp, FakeScorer(), options(other / "runs"))
     assert not list((other / "runs").glob("*/*/cases"))  # nothing ran
+
+
+def _steps_eval(tmp_path: Path, steps: list[dict[str, Any]]) -> Path:
+    cfg = write_eval(tmp_path, factors={"model": ["m1"]}, n_cases=2,
+                     runner={"type": "claude-code", "command": COMMAND},
+                     execution={"steps": steps})
+    data = yaml.safe_load(cfg.read_text())
+    data["judges"] = [
+        {"name": "first_ran", "step": "plan", "check": "return 'plan' in outputs['output'], ''"},
+        {"name": "final", "check": "return outputs['output'].startswith('answer-'), ''"}]
+    cfg.write_text(yaml.safe_dump(data, sort_keys=False))
+    return cfg
+
+
+def test_steps_run_in_order_in_one_workspace_with_step_judges(tmp_path: Path) -> None:
+    from eval_harness.judges.scorer import build_scorer
+
+    cfg = _steps_eval(tmp_path, [{"id": "plan", "prompt": "echo plan {{ case_id }}"},
+                                 {"id": "act", "prompt": "do {{ case_id }}"}])
+    exp = prepare(cfg)
+    summary = execute(exp, build_scorer(exp, runs_dir=tmp_path / "runs"),
+                      options(tmp_path / "runs"))
+    for rec in records(summary.eval_dir):
+        assert rec["status"] == "ok", rec
+        assert rec["scores"]["first_ran"]["value"] is True  # judged on step `plan` only
+        assert rec["scores"]["final"]["value"] is True  # the last step's answer
+        assert rec["cost_usd"] == pytest.approx(2 * 0.0123) and rec["tokens"] == 30
+        [case] = summary.eval_dir.glob(f"*/cases/{rec['case_id']}")
+        steps = json.loads((case / "outputs.json").read_text())["steps"]
+        assert list(steps) == ["plan", "act"]
+        seen = json.loads(steps["plan"]["output"])
+        assert Path(seen["cwd"]) == case / "workspace"  # the shared workspace
+        assert (case / "workspace" / "seen.txt").is_file()  # step 1's file stays for step 2
+        assert (case / "steps" / "plan" / "stdout.log").is_file()
+
+
+def test_a_failed_step_stops_the_pipeline_or_continues(tmp_path: Path) -> None:
+    from eval_harness.judges.scorer import build_scorer
+
+    cfg = _steps_eval(tmp_path, [{"id": "plan", "prompt": "fail {{ case_id }}"},
+                                 {"id": "act", "prompt": "do {{ case_id }}"}])
+    exp = prepare(cfg)
+    summary = execute(exp, build_scorer(exp, runs_dir=tmp_path / "runs"),
+                      options(tmp_path / "runs"))
+    for rec in records(summary.eval_dir):
+        assert rec["status"] == "errored" and rec["reason"].startswith("step plan:"), rec
+    other = tmp_path / "other"
+    other.mkdir()
+    cfg = _steps_eval(other, [{"id": "plan", "prompt": "fail {{ case_id }}",
+                               "on_failure": "continue"},
+                              {"id": "act", "prompt": "do {{ case_id }}"}])
+    exp = prepare(cfg)
+    summary = execute(exp, build_scorer(exp, runs_dir=other / "runs"), options(other / "runs"))
+    for rec in records(summary.eval_dir):
+        assert rec["status"] == "ok", rec
+        assert rec["scores"]["final"]["value"] is True
+        assert rec["scores"]["first_ran"]["value"] is False  # judged on the failed step
+
+
+def test_step_rules_are_checked_at_load(tmp_path: Path) -> None:
+    from eval_harness.errors import ConfigError
+
+    for steps, match in (([{"id": "a", "prompt": "x"}, {"id": "a", "prompt": "y"}], "unique"),
+                         ([{"id": "a", "skill": "s", "prompt": "x"}], "exactly one"),
+                         ([{"id": "../a", "prompt": "x"}], "plain folder name")):
+        with pytest.raises(ConfigError, match=match):
+            prepare(_steps_eval(tmp_path, steps))

@@ -15,6 +15,7 @@ from eval_harness.errors import QuotaExhausted
 from eval_harness.matrix.experiment import prepare
 from eval_harness.runner.engine import execute
 from eval_harness.runner.httpcall import classify, parse_retry_after
+from eval_harness.trace.reader import read_trace
 
 
 @pytest.fixture
@@ -79,7 +80,7 @@ def test_openai_and_anthropic_round_trip(tmp_path: Path, stub: StubServer, monke
     monkeypatch.setenv("OPENAI_BASE_URL", stub.url + "/openai")
     monkeypatch.setenv("ANTHROPIC_API_KEY", "ak-test-123456")
     monkeypatch.setenv("ANTHROPIC_BASE_URL", stub.url + "/anthropic")
-    for kind, model, cost, tools in (("openai", "gpt-x", 1000 * 1.0 / 1e6 + 500 * 2.0 / 1e6, None),
+    for kind, model, cost, tools in (("openai", "gpt-x", 1000 * 1.0 / 1e6 + 500 * 2.0 / 1e6, 1),
                                      ("anthropic", "claude-x", 2000 * 1.0 / 1e6 + 100 * 2.0 / 1e6, 1)):
         sub = tmp_path / kind
         sub.mkdir()
@@ -92,6 +93,11 @@ def test_openai_and_anthropic_round_trip(tmp_path: Path, stub: StubServer, monke
         [rec] = records(summary.eval_dir)
         assert rec["status"] == "ok" and rec["composite"] == 1.0, rec
         assert rec["cost_usd"] == pytest.approx(cost) and rec["tool_calls"] == tools
+        [step] = read_trace(next(summary.eval_dir.glob("*/cases/c00"))).steps  # type: ignore[union-attr]
+        # openai's JSON-text arguments are parsed, so their secret-looking keys are masked
+        assert (step.kind, step.name, step.input) == (
+            ("tool", "search", {"q": "c00", "api_key": "***"}) if kind == "openai"
+            else ("tool", "calc", {"x": 1}))
     headers = {p: h for p, _, _, h, _ in stub.log}
     assert headers["/openai/chat/completions"]["authorization"] == "Bearer sk-test-123456"
     assert headers["/anthropic/v1/messages"]["x-api-key"] == "ak-test-123456"

@@ -18,6 +18,7 @@ from eval_harness.errors import ConfigError
 from eval_harness.matrix.experiment import prepare
 from eval_harness.runner.base import RunRequest, build_runner
 from eval_harness.runner.engine import execute
+from eval_harness.trace.reader import read_trace
 
 CALL_THREAD = "python-runner-call"  # the name pyfunc gives its call threads
 
@@ -127,7 +128,10 @@ def test_mapping_reply_lands_in_record_and_outputs(tmp_path: Path, user_module) 
     assert r1["tokens"] == 10 and r1["tool_calls"] is None
     out = json.loads((_case(summary.eval_dir, "c00") / "outputs.json").read_text())
     assert out["output"] == "answer-c00" and out["cost_usd"] == 0.25 and out["tokens"] == 120
-    assert out["trace"] == [{"tool": "search", "arguments": {"q": "q0"}}, {"tool": "calculator"}]
+    assert "trace" not in out  # it is trace.json
+    trace = read_trace(_case(summary.eval_dir, "c00"))
+    assert trace is not None and [(s.kind, s.name, s.input) for s in trace.steps] == [
+        ("tool", "search", {"q": "q0"}), ("tool", "calculator", None)]
     assert out["reply"]["steps"][1] == "calculator" and out["failure"] == "none"
     assert out["attempts"] == 1 and out["error"] is None
 

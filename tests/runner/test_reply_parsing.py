@@ -33,7 +33,9 @@ def test_reply_fields_and_pricing() -> None:
     fill_from_reply(result, reply, {"m": [2.0, 8.0]}, "m")
     assert result.output == '{"x": 1}'  # a structured answer is kept as JSON text
     assert result.cost_usd == pytest.approx(2.0 + 4.0)  # priced: no cost was stated
-    assert result.steps == [{"tool": "search"}, {"tool": "calc"}] and result.tool_calls == 2
+    assert [(s["kind"], s["name"]) for s in result.steps or []] == [("tool", "search"),
+                                                                   ("tool", "calc")]
+    assert result.tool_calls == 2
     assert price({"m": [1.0]}, "m", 1, 1) is None  # a malformed price list prices nothing
 
 

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
 import sys
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -56,36 +56,61 @@ def test_show_and_runs_on_odd_shaped_run_data(tmp_path: Path) -> None:
     assert "unusable (list)" in out and "unusable (nan)" in out
 
 
+def _within(seconds: float, fn: Any, *args: Any) -> Any:
+    """``fn(*args)`` in a daemon thread; fail (instead of hanging the suite) if it blocks."""
+    box: list[Any] = []
+    worker = threading.Thread(target=lambda: box.append(fn(*args)), daemon=True)
+    worker.start()
+    worker.join(seconds)
+    assert box, f"{getattr(fn, '__name__', fn)} still blocked after {seconds:g} s (a FIFO?)"
+    return box[0]
+
+
 def test_fifo_named_like_a_run_file_is_skipped_not_waited_on(tmp_path: Path) -> None:
+    from eval_harness import api
+    from eval_harness.analysis.browse import case_across_conditions, list_runs
+    from eval_harness.analysis.loader import load_runs
+
     root = _runs(tmp_path)
     run_a = sorted(p for p in root.iterdir() if p.is_dir())[0]
-    fifo_case = run_a / "cases" / "c0"
-    (fifo_case / "record.json").unlink()
-    os.mkfifo(fifo_case / "record.json")
-    (root / "pairwise.json").unlink(missing_ok=True)
+    (run_a / "cases" / "c0" / "record.json").unlink()
+    os.mkfifo(run_a / "cases" / "c0" / "record.json")
     os.mkfifo(root / "pairwise.json")
-    script = ("import sys; from eval_harness.cli.main import main; "
-              "sys.exit(main(sys.argv[1:]))")
-    for argv in (["runs", str(root)], ["show", str(root), "--case", "c0"],
-                 ["--analyze-only", str(root), "--output", str(tmp_path / "out")]):
-        proc = subprocess.run([sys.executable, "-c", script, *argv], capture_output=True,
-                              text=True, timeout=120, cwd=tmp_path)
-        assert proc.returncode == 0, (argv, proc.stderr)
-    said = " ".join((proc.stdout + proc.stderr).split())
-    assert "not a regular file" in said  # the analysis says what it skipped
+    os.mkfifo(run_a / "cases" / "c1" / "input.json")
+    runs = _within(60, list_runs, [root])
+    assert any(r.counts.get("incomplete") for r in runs)
+    views = _within(60, case_across_conditions, runs, "c0")
+    assert {v.status for v in views} == {"ok", "incomplete"}
+    frame = _within(60, load_runs, root)
+    assert "not a regular file" in json.dumps(frame.attrs.get("issues"))
+    out = _within(120, lambda: api.analyze(root, output=str(tmp_path / "out")))
+    assert (tmp_path / "out" / "anova.json").is_file() and out is not None
 
 
 @pytest.mark.parametrize("content", [
     "{not json", "[" * 100_000 + "]" * 100_000, "[1, 2]", '{"judges": [1]}',
-    '{"judges": {"j": {"pairs": [1, {"a": 1}, {"a": "x", "b": "y", "summary": {"n": "many"}},'
-    ' {"a": "x", "b": "y", "summary": {"n": 2, "wins": 1, "win_rate": 1e308}}]}}}',
     '{"judges": {"j": "pairs"}}'])
-def test_malformed_pairwise_file_is_ignored_with_a_warning(tmp_path: Path, content: str) -> None:
+def test_malformed_pairwise_file_is_unusable_not_a_crash(tmp_path: Path, content: str) -> None:
+    from eval_harness.analysis.pairwise_doc import read_pairwise
+
+    (tmp_path / "pairwise.json").write_text(content)
+    doc, note = read_pairwise(tmp_path / "pairwise.json")
+    assert note and (doc is None or doc["judges"] == {"j": {"model": None, "pairs": []}})
+
+
+def test_malformed_pairwise_entries_are_dropped_and_the_analysis_goes_on(tmp_path: Path) -> None:
     root = _runs(tmp_path)
-    (root / "pairwise.json").write_text(content)
+    good = {"a": "x", "b": "y", "summary": {"n": 2, "wins": 1, "ties": 0, "losses": 1,
+                                            "win_rate": 0.5, "sign_test_p": 1.0}}
+    (root / "pairwise.json").write_text(json.dumps({"judges": {"j": {"pairs": [
+        1, {"a": 1}, {"a": "x", "b": "y", "summary": {"n": "many"}},
+        {"a": "x", "b": "y", "summary": {"n": 2, "wins": 1, "win_rate": 1e308}}, good]}}}))
     code, _, err = run_cli("--analyze-only", str(root), "--output", str(tmp_path / "out"))
     assert code == 0, err
-    assert "pairwise" in err and "warning:" in err
+    assert "4 malformed pairwise entries ignored" in err
+    report = json.loads((tmp_path / "out" / "report.json").read_text())
+    (kept,) = report["pairwise"]["judges"]["j"]["pairs"]
+    assert kept["summary"]["wins"] == 1 and kept["a"] == "x"
 
 
 def test_show_and_runs_neutralise_terminal_escapes(tmp_path: Path) -> None:

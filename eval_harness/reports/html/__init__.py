@@ -65,4 +65,4 @@ def render_html(report: Mapping[str, Any], *, frame: pd.DataFrame,
     stamp = f" · generated {report['generated_at']}" if report.get("generated_at") else ""
     body.append(f"<footer>eval_harness report (schema {report.get('schema_version')}){esc(stamp)}"
                 "</footer>")
-    return page(f"{report.get('eval') or 'eval'} — eval_harness report", "\n".join(body))
+    return page(f"{report.get('title') or report.get('eval') or 'eval'} — eval_harness report", "\n".join(body))

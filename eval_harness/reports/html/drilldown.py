@@ -2,7 +2,8 @@
 
 For each case (differing cases first, as in the grid; at most ``MAX_CASES``) a ``<details>``
 block shows the resolved input once, then per condition and replication (at most
-``MAX_REPS``) the answer (``outputs.json`` → ``output``), the run status and every judge's
+``MAX_REPS``) the answer (``outputs.json`` → ``output``), the trace when one was stored
+(``trace.json``, nested collapsible steps), the run status and every judge's
 value and rationale (``record.json`` → ``scores``; for agent-eval-harness runs
 :mod:`eval_harness.analysis.aeh_runs`), with the case's latency, cost and tokens. Long texts
 are truncated; everything
@@ -28,6 +29,7 @@ import pandas as pd
 from eval_harness.judges.values import MAX_ABS_VALUE
 from eval_harness.reports import fmt
 from eval_harness.reports.html.sections import esc
+from eval_harness.reports.html.trace_view import trace_html
 from eval_harness.reports.summaries import cell_text
 from eval_harness.store.confine import inside, open_run_file, safe_component
 
@@ -48,7 +50,7 @@ def _read_json(path: Path) -> Any:
         if len(data) > MAX_FILE_BYTES:
             return None
         return json.loads(data.decode("utf-8", errors="replace"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):  # RecursionError: nested thousands deep
         return None
 
 
@@ -138,7 +140,7 @@ def _attempt(case_dir: Path, rep: int) -> str:
     body = _pre(answer, MAX_ANSWER) if answer is not None else '<p class="na">no answer</p>'
     raw = record.get("scores")
     scores: Mapping[str, Any] = raw if isinstance(raw, Mapping) else {}
-    return f'<p class="note">{esc(head)}</p>{body}{_judges(scores)}'
+    return f'<p class="note">{esc(head)}</p>{body}{trace_html(case_dir)}{_judges(scores)}'
 
 
 def omitted_note(n_cases: int, shown: int) -> str:

@@ -42,6 +42,7 @@ td.r { text-align: right; font-variant-numeric: tabular-nums; white-space: nowra
 svg.chart { max-width: 100%; height: auto; display: block; margin: 8px 0; color: var(--fg); }
 details { border: 1px solid var(--line); border-radius: 6px; padding: 4px 10px; margin: 6px 0; }
 summary { cursor: pointer; font-weight: 600; }
+details.trace-step, p.trace-step { margin: 2px 0 2px 14px; font-size: 0.92em; }
 pre { white-space: pre-wrap; word-break: break-word; background: var(--head); padding: 8px;
   border-radius: 6px; margin: 4px 0; font-size: 0.88em; max-height: 22em; overflow: auto; }
 .na { color: var(--muted); font-style: italic; }

@@ -25,6 +25,10 @@ TARGETS = {
                  "execution": {"mode": "case", "arguments": "Do this:\n{prompt}\n", "timeout": 300}},
     "named-skill": {"name": "My Skill's Eval", "execution": {"skill": "summarise", "arguments": "{prompt}"}},
     "unnamed": {"execution": {"prompt": "{{ input.prompt }}"}},
+    "steps": {"name": "pipeline", "execution": {"steps": [
+        {"id": "draft", "skill": "rfe-create", "arguments": "{prompt}"},
+        {"id": "review", "prompt": "Review the draft in this workspace.", "timeout": 120,
+         "on_failure": "continue", "env": {"STAGE": "review"}}]}},
     "cli": {"name": "cli-agent", "execution": {"skill": "solver", "arguments": "{prompt}"},
             "runner": {"type": "cli", "command": "bash {config_dir}/run.sh {agent} {args} {model}"}},
 }
@@ -71,6 +75,17 @@ JUDGES = {
                              "score": {"min_mean": 3.0}},
               "reward": {"formula": "weighted", "weights": {"passes": 1, "score": 2, "gone": 1}}},
 }
+
+JUDGES["builtin"] = {
+    "models": {"judge": "claude-haiku-4-5"},
+    "judges": [{"name": "budget", "builtin": "efficiency/cost_budget",
+                "arguments": {"max_cost_usd": 0.5}},
+               {"name": "tools_ok", "builtin": "process/tool_call_validation"},
+               {"name": "docs_read", "builtin": "process/consulted_docs",
+                "arguments": {"min_coverage": 0.5, "match": "basename"}},
+               {"name": "complete", "builtin": "quality/output_completeness",
+                "arguments": {"strictness": "high"}},
+               {"name": "safe", "builtin": "safety/no_harmful_content"}]}
 
 EXTRAS = {
     "plain": {},
@@ -130,9 +145,16 @@ REJECTED = {
                                         "seeds": [{"category": "a", "count": 1, "prompt": "p"}]}},
     "dataset-dotdot": {"execution": {"prompt": "x"}, "dataset": {"path": "../elsewhere"}},
     "output-root": {"execution": {"prompt": "x"}, "outputs": [{"path": "."}]},
+    "builtin-llm-range": {"execution": {"prompt": "x"},
+                          "judges": [{"name": "b", "builtin": "safety/no_harmful_content",
+                                      "score_range": [1, 5]}]},
     "unknown-builtin": {"execution": {"prompt": "x"},
                         "judges": [{"name": "b", "builtin": "quality/nonexistent"}]},
     "skill-slash": {"execution": {"skill": "team/skill", "arguments": "{prompt}"}},
+    "step-dup-ids": {"execution": {"steps": [{"id": "a", "prompt": "x"}, {"id": "a", "prompt": "y"}]}},
+    "step-no-target": {"execution": {"steps": [{"id": "a"}]}},
+    "step-bad-judge": {"execution": {"steps": [{"id": "a", "prompt": "x"}]},
+                       "judges": [{"name": "j", "check": "return True, ''", "step": "b"}]},
     "step-without-steps": {"execution": {"prompt": "x"},
                            "judges": [{"name": "a", "check": "return True, ''", "step": "s1"}]},
     "ws-files-dotdot": {"execution": {"prompt": "x"},

@@ -1,0 +1,1 @@
+"""Continuous-integration glue (the GitHub Action's steps, runnable locally)."""
