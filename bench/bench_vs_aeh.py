@@ -147,18 +147,20 @@ def agreement(ours: Path, theirs: Path) -> str:
 
 def measure(size: str, keep: str | None, aeh_cmd: str | None, layout: str,
             sides: str) -> None:
-    conds, cases, reps = (int(x) for x in size.split("x"))
+    parts = size.split("x")
+    conds, cases, reps = (int(x) for x in parts[:3])
+    missing = float(parts[3]) if len(parts) > 3 else 0.0  # e.g. 16x5000x3x0.02
     root = Path(keep or tempfile.mkdtemp(prefix="bench-aeh-")) / f"{layout}-{size}"
     try:
         if not (root / "bench").is_dir():
             root.mkdir(parents=True, exist_ok=True)
             t0 = time.perf_counter()
-            n = scale_data.write_runs(str(root), layout, conds, cases, reps)
+            n = scale_data.write_runs(str(root), layout, conds, cases, reps, missing=missing)
             print(f"{size}: wrote {n:,} samples ({layout} layout) in "
                   f"{time.perf_counter() - t0:.1f} s", flush=True)
         config = root / "eval.yaml"
         config.write_text(scale_data.config_text(conds, 2, reps, layout=layout))
-        samples = conds * cases * reps
+        samples = round(conds * cases * reps * (1 - missing))
         ours: Usage | None = None
         if sides in ("both", "ours"):
             # each measurement in its own grandchild so ru_maxrss is that run's peak
@@ -192,7 +194,8 @@ def measure(size: str, keep: str | None, aeh_cmd: str | None, layout: str,
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=(__doc__ or "").split("\n")[0])
     ap.add_argument("--sizes", default="4x1000x1,16x5000x1,16x5000x3",
-                    help="conditions x cases x replications, comma-separated")
+                    help="conditions x cases x replications[x fraction of cells missing], "
+                    "comma-separated (16x5000x3x0.02: 2 %% of cells errored)")
     ap.add_argument("--keep", default=None, help="write / reuse run sets under this directory "
                     "(agent-eval-harness writes its anova.json into them)")
     ap.add_argument("--aeh-cmd", default=os.environ.get("AEH_ANALYZE_CMD"),

@@ -74,8 +74,12 @@ def _cid(levels: dict[str, Any]) -> str:
 
 
 def write_runs(root: str, layout: str, conditions: int, cases: int, reps: int,
-               judges: int = 2, tags: bool = False, seed: int = 1) -> int:
-    """Write the run set under ``root/bench``; returns the number of samples."""
+               judges: int = 2, tags: bool = False, seed: int = 1, missing: float = 0.0) -> int:
+    """Write the run set under ``root/bench``; returns the number of samples.
+
+    ``missing``: the fraction of (condition, case) cells with no sample in any
+    replication (as when a case errors under a condition), drawn at random (seeded): the
+    cases then miss cells, which sends ``method: auto`` to the mixed model."""
     rng = np.random.default_rng(seed)
     factors = factors_for(conditions)
     names = list(factors)
@@ -84,6 +88,7 @@ def write_runs(root: str, layout: str, conditions: int, cases: int, reps: int,
     case_eff = rng.normal(0, 0.8, cases)
     tiers = np.array(["easy", "medium", "hard"])[np.arange(cases) % 3]
     n = 0
+    gaps = np.random.default_rng([seed, 1]).random((conditions, cases)) < missing
     for ci, combo in enumerate(itertools.product(*factors.values())):
         levels = dict(zip(names, combo, strict=True))
         shift = 0.3 * (combo[0] != factors[names[0]][0]) + 0.05 * (ci % 4)
@@ -95,12 +100,15 @@ def write_runs(root: str, layout: str, conditions: int, cases: int, reps: int,
             run_id = f"run-{ci:03d}-r{rep}"
             rdir = os.path.join(root, "bench", run_id)
             os.makedirs(rdir)
+            keep = ~gaps[ci]
+            ids = [c for c, k in zip(case_ids, keep, strict=True) if k]
+            sub = [q[keep] for q in qual]
             if layout == "aeh":
-                _write_aeh(rdir, run_id, levels, ci, case_ids, jnames, ok, qual)
+                _write_aeh(rdir, run_id, levels, ci, ids, jnames, ok[keep], sub)
             else:
-                _write_native(rdir, run_id, levels, rep, case_ids, jnames, ok, qual,
-                              tiers if tags else None, rng)
-            n += cases
+                _write_native(rdir, run_id, levels, rep, ids, jnames, ok[keep], sub,
+                              tiers[keep] if tags else None, rng)
+            n += len(ids)
     return n
 
 

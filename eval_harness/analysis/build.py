@@ -294,7 +294,7 @@ def _variance_components(res: AnovaResult | None, frame: pd.DataFrame, response:
     out: dict[str, Any] = {}
     model = res.model if res is not None else None
     if model is not None and model.slopes and hasattr(model.fit, "random_cov"):
-        cov = model.fit.random_cov()
+        cov = model.cov if model.cov is not None else model.fit.random_cov()
         where = {c: k for k, c in enumerate(model.fit.structure.cols)}
         out["slopes"] = {term_name(list(model.factors), t): finite_or_none(
             float(np.mean([cov[where[c], where[c]] for c in model.cols[t]]))) for t in model.slopes}

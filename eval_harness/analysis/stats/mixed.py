@@ -6,8 +6,9 @@ Model (one row per observed case × cell mean):
 
 X is the full-factorial sum-to-zero design (R `contr.sum`) of `y ~ A*B*...`; Z_i holds the
 columns of X_i selected as random effects (intercept and the slopes of some terms); Λ is
-the q × q relative covariance factor, lower triangular (correlated effects) or diagonal
-(`||`), parametrised by θ exactly as lme4 (lower triangle, column-major).
+the q × q relative covariance factor, block diagonal with lower-triangular blocks (one
+block: correlated effects; one per term; or 1 × 1 blocks, `||`), parametrised by θ
+exactly as lme4 (each block's lower triangle, column-major).
 
 Profiled REML deviance (Bates et al. 2015, J. Stat. Softw. 67(1), eq. 41), with per-case
 M_i = Λᵀ Z_iᵀ Z_i Λ + I and W_i = I − Z_i Λ M_i⁻¹ Λᵀ Z_iᵀ (Woodbury):

@@ -16,20 +16,21 @@ not reported as a test.
    × case variance to be at least the residual's (a boundary fit whenever one is
    smaller, which inflated the highest-order term's error rate), and a one-factor model
    with only an intercept assumes sphericity.
-2. Correlated `(1 + A + B + A:B | case)` (an unstructured cell covariance, as a mixed
-   model for repeated measures) is a candidate when q ≤ MAX_CORRELATED and
-   N − p > q(q+1)/2; the alternative, always fitted, is one block per term,
-   `(1 | case) + (0 + A | case) + …`: correlated within a term's columns, so invariant to
-   the coding and order of its levels (what `||` means for factors in lme4).
-3. Between the two, a REML likelihood-ratio test (the block model warm-started from the
-   correlated one): the block model is kept when p ≥ LRT_ALPHA = 0.2 (Matuschek, Kliegl,
-   Vasishth, Baayen & Bates 2017, J. Mem. Lang. 94), else the correlated fit — singular or
-   not (a boundary fit is still a valid test; rePCA-style dimensionality is reported in
-   the note, Bates, Kliegl, Vasishth & Baayen 2015, arXiv:1506.04967).
-4. No slope is ever dropped (a zero-variance block is the same likelihood as no block).
+2. One covariance block per term, `(1 | case) + (0 + A | case) + …`: correlated within a
+   term's columns, so invariant to the coding and order of its levels (what `||` means
+   for factors in lme4); never `||` on sum-coded columns. Correlations between terms are
+   not modelled: the correlated full model (an unstructured cell covariance) has an
+   unbounded REML criterion on cell means with missing cells (σ² → 0, d → −∞).
+3. No slope is ever dropped for a zero variance or for N ≤ n_cases · q.
+4. If the fitted cell covariance Σ = σ²(I + X_c ΛΛᵀX_cᵀ) is rank deficient (an eigenvalue
+   < RANK_REL × its largest: rePCA's dimensionality, Bates, Kliegl, Vasishth & Baayen
+   2015, arXiv:1506.04967), a term × case stratum is estimated at 0 and its term would
+   have no error variance: the classical structure (the same blocks without the
+   highest-order slope, its stratum being the residual) is fitted, warm-started, and the
+   note reports the REML likelihood-ratio test between the two.
 5. Saturation: when N − p is below the number of identified variance parameters, or the
-   fitted cell covariance is singular (its smallest eigenvalue < 1e-8 · var(y)), no term
-   is tested (`Choice.saturated` says why).
+   fitted cell covariance is singular (smallest eigenvalue < 1e-8 · var(y)), or the
+   classical σ̂² < 1e-8 · var(y), no term is tested (`Choice.saturated` says why).
 """
 
 from __future__ import annotations
@@ -49,11 +50,6 @@ from eval_harness.analysis.stats.mixed import (
     slope_structure,
 )
 
-#: above this many random effects per case the correlated fit is skipped (its θ has
-#: q(q+1)/2 entries)
-MAX_CORRELATED = 6
-#: Matuschek et al. (2017): α_LRT = 0.2 balances Type I error and power
-LRT_ALPHA = 0.2
 #: a cell covariance with eigenvalues below this fraction of its largest is rank deficient
 RANK_REL = 1e-4
 #: a cell covariance eigenvalue below this fraction of var(y) is a fit through the data

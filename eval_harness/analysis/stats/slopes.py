@@ -57,6 +57,8 @@ class SlopesModel:
     #: (case, residual) variance at the identified end of the likelihood ridge
     #: (`re_rule.ridge_point`); None: the fit's own (σ²_case, σ²)
     components: tuple[float, float] | None = None
+    #: σ² D of the random effects at that point (q × q), or None: `fit.random_cov()`
+    cov: np.ndarray | None = None
 
     def formula(self) -> str:
         """`y ~ A*B + <random part>` (slopes are numeric sum-coded columns in R)."""
@@ -101,7 +103,8 @@ def fit_slopes_model(cm: pd.DataFrame, factors: Sequence[str], levels: Sequence[
     return SlopesModel(choice.fit, tuple(factors), tuple(tuple(lv) for lv in levels),
                        dict(cols), choice.slopes, choice.notes,
                        random_part(factors, choice.slopes, choice.fit.structure.correlated),
-                       choice.saturated, (float(sigma2 * rel[0, 0]), float(sigma2)))
+                       choice.saturated, (float(sigma2 * rel[0, 0]), float(sigma2)),
+                       sigma2 * rel)
 
 
 def design_rows(factors: Sequence[str], levels: Sequence[Sequence[Any]]) -> np.ndarray:
