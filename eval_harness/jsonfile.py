@@ -10,6 +10,7 @@ pure-Python encoder and cost seconds. Both forms parse to the same value (docs/r
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -29,7 +30,7 @@ def json_text(data: Any, *, ensure_ascii: bool = True, default: Callable[[Any], 
                       allow_nan=False) + "\n"
 
 
-def write_text_atomic(path: str | Path, text: str) -> None:
+def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:
     """Write ``text`` (UTF-8) to ``path`` atomically, creating its folder: the store's
     temp-file-and-rename writer (:func:`eval_harness.store.atomic.atomic_write_bytes`)."""
     from eval_harness.store.atomic import atomic_write_bytes

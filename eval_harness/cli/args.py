@@ -71,6 +71,12 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--force", action="store_true", help="rerun complete cells")
     g.add_argument("--retry-errors", action="store_true", help="rerun only errored cells")
     g.add_argument("--shard", metavar="K/N|auto", help="run a deterministic 1/N of the cells (K is 1-based)")
+    g.add_argument("--executor", choices=["local", "ray"], default=None,
+                   help="where cells run: local threads, or Ray tasks on a cluster "
+                   "(default: execution.executor, else local)")
+    g.add_argument("--ray-address", metavar="ADDR", default=None,
+                   help="--executor ray: auto, host:6379 or ray://host:10001 (default: "
+                   "execution.ray_address, else $RAY_ADDRESS, else a new local cluster)")
     g.add_argument("--order", choices=["random", "grid"], default="random",
                    help="cell order: seeded interleaved random (default) or grid")
     g.add_argument("--seed", type=int, default=0, help="seed of the cell order (default 0)")

@@ -67,6 +67,9 @@ def run_matrix(args: argparse.Namespace) -> tuple[Experiment, EngineSummary, dic
     from eval_harness.judges.scorer import build_scorer
 
     scorer = build_scorer(exp, runs_dir=args.runs_dir)  # persists the verdict cache
+    execution = exp.loaded.config.execution
+    options = replace(options, executor=getattr(args, "executor", None) or execution.executor,
+                      ray_address=getattr(args, "ray_address", None) or execution.ray_address)
     eval_dir = Path(args.runs_dir) / exp.name
     if options.shard is not None and options.shard.note:
         print(f"[eval] note: {options.shard.note}", file=sys.stderr)

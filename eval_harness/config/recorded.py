@@ -12,7 +12,6 @@ composite, thresholds and pass mark.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -22,6 +21,7 @@ from pydantic import ValidationError
 from eval_harness.config.loader import LoadedConfig
 from eval_harness.config.masking import mask_secrets
 from eval_harness.config.models import EvalConfig
+from eval_harness.jsonfile import write_text_atomic
 
 RECORDED = "eval_config.json"
 SCHEMA_VERSION = 1
@@ -37,10 +37,7 @@ def record_config(loaded: LoadedConfig, eval_dir: Path, written_at: str,
            "written_at": written_at, "config": mask_secrets(raw),
            "fingerprint": dict(fingerprint or {})}
     path = eval_dir / RECORDED
-    tmp = path.with_name(f".{RECORDED}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(doc, indent=2, default=str, ensure_ascii=False) + "\n",
-                   encoding="utf-8")
-    tmp.replace(path)
+    write_text_atomic(path, json.dumps(doc, indent=2, default=str, ensure_ascii=False) + "\n")
     return path
 
 

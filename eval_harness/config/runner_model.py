@@ -150,6 +150,12 @@ class ExecutionBlock(Block):
     quota_exit_codes: list[int] = Field(
         default_factory=list, description="cli exit codes meaning quota/auth failure (fail fast)."
     )
+    executor: Literal["local", "ray"] = Field(
+        "local", description="Where cells run: `local` (threads of this process) or `ray` "
+        "(tasks on a Ray cluster's workers; needs the `ray` extra). --executor overrides it.")
+    ray_address: str | None = Field(
+        None, description="executor ray: the cluster (`auto`, `host:6379`, "
+        "`ray://host:10001`); unset starts a local one. --ray-address overrides it.")
     steps: list[StepBlock] = Field(
         default_factory=list, description="Multi-step pipeline (agent-eval-harness): each "
         "step one call in the case's shared workspace; replaces skill / prompt.")

@@ -39,12 +39,12 @@ from __future__ import annotations
 
 import itertools
 import json
-import os
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from eval_harness.config.judge_model import JudgeBlock
+from eval_harness.jsonfile import write_text_atomic
 from eval_harness.judges.cache import VerdictCache
 from eval_harness.judges.llm.http import RetryPolicy
 from eval_harness.judges.llm.judge import LLMJudge
@@ -204,7 +204,5 @@ def run_pairwise(exp: Any, eval_dir: str | Path, *, policy: RetryPolicy | None =
                           "results": results})
         doc["judges"][block.name] = {"model": settings.model.name, "pairs": pairs}
     target = Path(output) if output else root / PAIRWISE_FILE
-    tmp = target.with_suffix(".json.tmp")
-    tmp.write_text(redact(json.dumps(doc, indent=2, default=str)), encoding="utf-8")
-    os.replace(tmp, target)
+    write_text_atomic(target, redact(json.dumps(doc, indent=2, default=str)))
     return doc

@@ -13,12 +13,12 @@ current matrix, and cases no longer in the dataset, are skipped and listed.
 from __future__ import annotations
 
 import json
-import os
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from eval_harness.jsonfile import write_text_atomic
 from eval_harness.judges.api import Sample
 from eval_harness.judges.scorer import JudgeScorer
 from eval_harness.redact import redact
@@ -35,10 +35,8 @@ def _read(path: Path) -> Any:
 
 def write_atomic(path: Path, data: dict[str, Any]) -> None:
     """Write JSON through a temp file in the same folder, then rename over the target."""
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(redact(json.dumps(data, indent=2, ensure_ascii=False, default=str)),
-                   encoding="utf-8")
-    os.replace(tmp, path)
+    write_text_atomic(path, redact(json.dumps(data, indent=2, ensure_ascii=False,
+                                              default=str)))
 
 
 LOG_CAP = 8 * 1024 * 1024

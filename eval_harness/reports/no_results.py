@@ -14,6 +14,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from eval_harness.jsonfile import write_text_atomic
+
 STALE = ("comparisons.json", "comparisons.cases.jsonl", "leaderboard.json", "thresholds.json")
 
 
@@ -79,8 +81,6 @@ def write_no_results(out_dir: Path, doc: Mapping[str, Any],
     written = []
     for fname, body in files.items():
         path = out_dir / fname
-        tmp = path.with_suffix(path.suffix + ".tmp")
-        tmp.write_text(body, encoding="utf-8")
-        tmp.replace(path)
+        write_text_atomic(path, body)
         written.append(path)
     return written

@@ -25,6 +25,7 @@ from eval_harness.jsonfile import json_text, write_text_atomic
 from eval_harness.redact import redact
 from eval_harness.reports.markdown import render_markdown
 from eval_harness.reports.model import build_report
+from eval_harness.store.atomic import atomic_text_writer
 from eval_harness.timing import phase
 
 FORMATS = ("md", "json", "html")
@@ -103,12 +104,10 @@ def _write_cases(path: Path, cases: list[Any] | None) -> None:
     dumps = json.JSONEncoder(ensure_ascii=False, allow_nan=False,
                              separators=(",", ":")).encode
     memo: dict[int, tuple[Any, Any]] = {}
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    with open(tmp, "w", encoding="utf-8") as fh:
+    with atomic_text_writer(path) as fh:
         for start in range(0, len(cases), _CHUNK):
             fh.write(redact("".join(dumps(_clean_case(c, memo)) + "\n"
                                     for c in cases[start:start + _CHUNK])))
-    os.replace(tmp, path)
 
 
 def _clean_case(row: Any, memo: dict[int, tuple[Any, Any]]) -> Any:

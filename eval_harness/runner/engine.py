@@ -80,6 +80,8 @@ class EngineOptions:
     max_spend: float | None = None  # USD; None: execution.max_spend, else no cap
     adaptive: bool = True  # AIMD concurrency per endpoint on 429s
     trace: bool = True  # store each case's trace (--no-trace: judges still see it)
+    executor: str = "local"  # where a cell runs: local (threads here) | ray
+    ray_address: str | None = None  # --executor ray: None = a new local cluster
 
 
 @dataclass
@@ -126,6 +128,7 @@ class Engine:
         self.aborted: str | None = None
         self._scanned_at = float("inf")  # set by plan(): records after it are not ours
         raw_refs = env_references(exp.loaded.raw)
+        self._env_names = sorted(raw_refs)
         self.secrets = tuple(v for k in sorted(raw_refs) if (v := os.environ.get(k)))
         self.run_dirs: dict[tuple[str, int], RunDir] = {}
         self._queue: deque[Cell] = deque()
@@ -360,6 +363,27 @@ class Engine:
 
     def execute(self) -> EngineSummary:
         """Plan and run; raise QuotaExhausted / KeyboardInterrupt after cleaning up.
+
+        Where a cell runs is the one seam: ``executor: ray`` swaps the runner factory for
+        one whose runners send each attempt to a Ray worker (runner/ray_executor.py);
+        everything else here stays as it is, in this one driver process.
+        """
+        if self.opt.executor != "ray":
+            return self._execute()
+        from eval_harness.runner.ray_executor import ray_executor, refuse_unsupported
+
+        refuse_unsupported(self.exp.effective.values())
+        local = self._factory
+        with ray_executor(self.opt.ray_address, self.exp.loaded.base_dir, self.opt.runs_dir,
+                          self._env_names) as factory:
+            self._factory = factory
+            try:
+                return self._execute()
+            finally:
+                self._factory = local
+
+    def _execute(self) -> EngineSummary:
+        """:meth:`execute` with this engine's runner factory.
 
         Workers pull from one queue and do their own bookkeeping; the main thread only
         waits (in short joins, so Ctrl-C is seen at once). Handing every finished cell to

@@ -17,7 +17,7 @@ import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, Union
+from typing import Any, TextIO, Union
 
 from eval_harness.redact import redact
 from eval_harness.regular import open_regular
@@ -72,6 +72,27 @@ def atomic_write_bytes(path: StrPath, data: bytes) -> None:
             os.fsync(dfd)
         finally:
             os.close(dfd)
+
+
+@contextlib.contextmanager
+def atomic_text_writer(path: StrPath) -> Iterator[TextIO]:
+    """A text file (UTF-8) whose content replaces ``path`` atomically when the ``with``
+    block ends normally; on an exception the temporary file is removed and ``path`` is
+    left as it was. For files written in chunks (a large JSON-lines file is never one
+    string in memory)."""
+    path = os.fspath(path)
+    tmp = _tmp_name(path)
+    try:
+        with open(os.open(tmp, _NEW_FILE | os.O_EXCL, 0o666), "w", encoding="utf-8") as fh:
+            yield fh
+            if _FSYNC:
+                fh.flush()
+                os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
 
 
 def dumps(value: Any) -> bytes:

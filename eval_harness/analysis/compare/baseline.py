@@ -27,7 +27,6 @@ import datetime as _dt
 import json
 import math
 import os
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -37,6 +36,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from eval_harness.analysis.shared import SharedDict, SharedList
 from eval_harness.errors import ConfigError, UsageError
+from eval_harness.jsonfile import write_text_atomic
 from eval_harness.redact import redact
 
 KIND = "eval_harness.baseline"
@@ -210,13 +210,7 @@ def export_baseline(
         "dtypes": {str(c): str(t) for c, t in frame.dtypes.items()},
         "runs": runs,
     }
-    target = Path(path)
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".baseline-", suffix=".tmp")
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        fh.write(redact(json.dumps(doc, indent=1, allow_nan=False)))
-        fh.write("\n")
-    os.replace(tmp, target)
+    write_text_atomic(path, redact(json.dumps(doc, indent=1, allow_nan=False)) + "\n")
     return doc
 
 

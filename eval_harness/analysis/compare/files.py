@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import itertools
 import json
-import os
 from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 from eval_harness.analysis.compare.rows import CaseRows
 from eval_harness.jsonfile import json_text, write_text_atomic
+from eval_harness.store.atomic import atomic_text_writer
 
 SUMMARY = "comparisons.json"
 CASES_FILE = "comparisons.cases.jsonl"
@@ -86,12 +86,10 @@ def write_comparisons(out_dir: str | Path, doc: Mapping[str, Any],
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     rows_path = out / CASES_FILE
-    tmp = rows_path.with_suffix(".jsonl.tmp")
-    with open(tmp, "w", encoding="utf-8") as fh:
+    with atomic_text_writer(rows_path) as fh:
         lines = _row_lines(doc)
         while chunk := list(itertools.islice(lines, _CHUNK)):  # one filter call per chunk
             fh.write(clean("".join(chunk)))
-    os.replace(tmp, rows_path)
     path = out / SUMMARY
     write_text_atomic(path, clean(json_text(_summary(doc))))  # indented unless large
     return [path, rows_path]

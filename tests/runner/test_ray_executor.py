@@ -1,0 +1,161 @@
+"""``--executor ray`` on a real local Ray cluster (2 CPUs: two cells at once, as on two
+workers; bench/ray_cluster.py): the driver writes every record once, resumes after a
+SIGKILL with nothing lost or duplicated, survives a worker process killed mid-cell, ships
+the config folder to the workers (no shared filesystem needed for code), and without ray
+installed says how to get it (exit 2). Timeouts are generous; nothing is timed."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import threading
+import time
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import yaml
+
+from eval_harness.matrix.experiment import prepare
+from eval_harness.runner.engine import EngineOptions, execute
+from tests.conftest import run_cli
+from tests.runner.runner_helpers import REPO
+
+pytest.importorskip("ray")  # the `ray` extra; .ci/run installs it, so CI never skips
+sys.path.insert(0, str(REPO / "bench"))
+from ray_cluster import ENV, local_cluster
+
+
+@pytest.fixture(scope="module")
+def cluster() -> Iterator[str]:
+    saved = {k: os.environ.get(k) for k in ENV}
+    os.environ.update(ENV)  # this process is a driver too
+    try:
+        with local_cluster(num_cpus=2) as address:
+            yield address
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def _eval(root: Path, cases: int, command: str, factors: dict | None = None,
+          **runner: object) -> Path:
+    root.mkdir(parents=True, exist_ok=True)
+    (root / "cases.yaml").write_text(yaml.safe_dump(
+        [{"id": f"c{i:04d}", "input": {"q": f"q{i}"}} for i in range(cases)]))
+    cfg = {"name": "ray", "matrix": {"factors": factors or {"m": ["a", "b"], "x": [1, 2]}},
+           "runner": {"type": "cli", "command": command, **runner},
+           "dataset": {"path": "cases.yaml"},
+           "execution": {"timeout": 120, "retries": 1, "executor": "ray"}}
+    (root / "eval.yaml").write_text(yaml.safe_dump(cfg, sort_keys=False))
+    return root / "eval.yaml"
+
+
+def _records(runs: Path) -> Counter[tuple[str, int, str]]:
+    seen: Counter[tuple[str, int, str]] = Counter()
+    for path in runs.glob("ray/*/cases/*/record.json"):
+        rec = json.loads(path.read_text())
+        assert rec["status"] == "ok", rec
+        seen[(rec["condition_id"], rec["replication"], rec["case_id"])] += 1
+    return seen
+
+
+def test_2000_cells_driver_sigkill_then_restart_completes_once(cluster: str,
+                                                               tmp_path: Path) -> None:
+    config = _eval(tmp_path / "eval", 500, "/bin/echo answer-{case_id}")
+    runs = tmp_path / "runs"
+    argv = [sys.executable, str(REPO / "orchestrate.py"), "--config", str(config),
+            "--ray-address", cluster, "--runs-dir", str(runs), "--no-analysis",
+            "--no-judge-check", "--concurrency", "4"]
+    env = {**os.environ, **ENV}
+    rng = random.Random(os.getpid())
+    with open(tmp_path / "first.log", "wb") as log:
+        first = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT, env=env)
+        # a random instant once cells are being recorded
+        target = rng.randint(20, 1500)
+        deadline = time.monotonic() + 600
+        while first.poll() is None and time.monotonic() < deadline:
+            if sum(_records(runs).values()) >= target:
+                break
+            time.sleep(0.2)
+        first.send_signal(signal.SIGKILL)
+        first.wait(timeout=60)
+    before = _records(runs)
+    assert all(n == 1 for n in before.values())
+    done = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=900,
+                          check=False)
+    assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+    after = _records(runs)
+    assert len(after) == 2000 and set(after.values()) == {1}  # complete, none twice
+    assert len(list((runs / "ray").glob("*/run.json"))) == 4  # one run dir per condition
+    assert f"{len(before)} already complete" in done.stderr  # resumed, not redone
+    stdout = next(runs.glob("ray/*/cases/c0007/stdout.log")).read_text()
+    assert stdout.strip() == "answer-c0007"  # the worker's log, written by the driver
+
+
+AGENT = """\
+import os, sys, time
+case, marker = sys.argv[1], sys.argv[2]
+if case == "c0001" and not os.path.exists(marker):
+    parent = os.getppid()  # the Ray worker process running this cell
+    open(marker + ".tmp", "w").write(str(parent))
+    os.replace(marker + ".tmp", marker)
+    while os.getppid() == parent:  # until the test kills the worker
+        time.sleep(0.05)
+    sys.exit(9)
+print("answer-" + case + " cwd=" + os.getcwd())
+"""
+
+
+def test_worker_killed_mid_cell_is_rerun_and_code_ships_as_working_dir(
+        cluster: str, tmp_path: Path) -> None:
+    root = tmp_path / "eval"
+    root.mkdir()
+    (root / "agent.py").write_text(AGENT)
+    marker = tmp_path / "worker.pid"
+    config = _eval(root, 4, f"{sys.executable} -S agent.py {{case_id}} {marker}",
+                   factors={"m": ["a", "b"]})
+    killed: list[int] = []
+
+    def kill_the_worker() -> None:
+        deadline = time.monotonic() + 600
+        while not marker.exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        if marker.exists():
+            pid = int(marker.read_text())
+            killed.append(pid)
+            os.kill(pid, signal.SIGKILL)
+
+    killer = threading.Thread(target=kill_the_worker, daemon=True)
+    killer.start()
+    exp = prepare(config)
+    summary = execute(exp, None, EngineOptions(runs_dir=tmp_path / "runs", progress="off",
+                                               concurrency=2, executor="ray",
+                                               ray_address=cluster))
+    killer.join(timeout=5)
+    assert killed, "the agent never reported its worker"
+    assert (summary.ok, summary.errored, summary.not_run) == (8, 0, 0)
+    assert set(_records(tmp_path / "runs").values()) == {1}
+    for path in (tmp_path / "runs").glob("ray/*/cases/c0001/outputs.json"):
+        output = json.loads(path.read_text())["output"]
+        assert output.startswith("answer-c0001 cwd=")
+        # the command ran in the worker's copy of the config folder, not in the folder
+        assert Path(output.split("cwd=", 1)[1]).resolve() != root.resolve()
+
+
+def test_without_ray_installed_exit_2_with_the_extra(tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    config = _eval(tmp_path, 2, "/bin/echo hi")
+    monkeypatch.setitem(sys.modules, "ray", None)  # `import ray` raises ImportError
+    code, _, err = run_cli("--config", str(config), "--runs-dir", str(tmp_path / "runs"),
+                           "--no-analysis", "--no-judge-check")
+    assert code == 2 and "factorial-eval-harness[ray]" in err
+    assert not (tmp_path / "runs" / "ray").exists()  # nothing was run
