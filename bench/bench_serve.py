@@ -111,7 +111,9 @@ def main() -> int:
                      ("compare, regressed", f"/e/bench/compare?a={a}&b={b}&category=regressed", None),
                      ("trends", "/e/bench/trends", None),
                      ("search case ids", "/e/bench/search?q=case-0042", None),
-                     ("evals", "/", None)]
+                     ("evals", "/", None),
+                     ("chart: means (first request draws it)", "/e/bench/chart/means.svg", None),
+                     ("chart: cases x conditions heatmap", "/e/bench/chart/heatmap.svg", None)]
             print(f"{'page':<42} {'min s':>8} {'median s':>9} {'KiB':>7}  target")
             for name, path, target in pages:
                 lo, med, size = _time(base + path, args.repeat)

@@ -261,7 +261,11 @@ def _compute_analysis(
     with phase("anova.json"):
         _write_json(out_dir / "anova.json", anova)
         for beside in aeh_artifact_paths(args, frame, paths, eval_dir, out_dir):
-            _write_json(beside, anova)  # where its report.py / compare.py look
+            try:  # where its report.py / compare.py look
+                _write_json(beside, anova)
+            except OSError as exc:  # a read-only runs tree: the analysis still stands
+                print(f"warning: could not write {beside} ({exc.strerror}); anova.json is "
+                      f"in {out_dir}", file=sys.stderr)
     from eval_harness.analysis.compare.files import write_comparisons
 
     # summary JSON + per-case rows as JSON Lines (docs/reports.md, "comparisons")

@@ -56,7 +56,7 @@ def main(argv: Sequence[str]) -> int:
 
     import uvicorn
 
-    from eval_harness.serve.app import create_app, warm
+    from eval_harness.serve.app import create_app
     from eval_harness.serve.security import WILDCARDS
 
     if args.host not in ("127.0.0.1", "localhost", "::1"):
@@ -74,7 +74,6 @@ def main(argv: Sequence[str]) -> int:
     sock.listen(128)  # connections made after the line below queue until uvicorn accepts
     port = sock.getsockname()[1]
     app = create_app(roots, host=args.host, port=port, baselines=[Path(b) for b in args.baseline])
-    warm(app)
     shown = f"[{args.host}]" if ":" in args.host else args.host
     print(f"serving {', '.join(map(str, roots))} on http://{shown}:{port}/ (Ctrl-C stops)",
           file=sys.stderr, flush=True)

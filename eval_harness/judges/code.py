@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import copy
 import importlib
+import importlib.machinery
 import inspect
 import sys
 import threading
@@ -102,17 +103,39 @@ class CheckJudge:
         raise JudgeFailure(out.reason(self.timeout))
 
 
+def _import_beside(module: str, base_dir: Path) -> Any:
+    """Import ``module`` as the config's directory resolves it. A module found beside the
+    config wins over one of the same name already imported from elsewhere: two evals in one
+    process (tests, notebooks, the API) whose judge modules share a name (``myjudges``) would
+    otherwise both get the first one, through importlib's ``sys.modules`` cache."""
+    top = module.partition(".")[0]
+    with _PATH_LOCK:
+        if str(base_dir) in sys.path:
+            sys.path.remove(str(base_dir))
+        sys.path.insert(0, str(base_dir))  # first, so this config's modules shadow others
+        spec = importlib.machinery.PathFinder.find_spec(top, [str(base_dir)])
+        loaded = sys.modules.get(top)
+        if spec is not None and loaded is not None and not _same_source(loaded, spec):
+            for name in [n for n in sys.modules if n == top or n.startswith(top + ".")]:
+                del sys.modules[name]
+        return importlib.import_module(module)
+
+
+def _same_source(loaded: Any, spec: Any) -> bool:
+    """Whether an imported module comes from the file (or package folder) ``spec`` finds."""
+    origin = getattr(loaded, "__file__", None)
+    return origin is not None and spec.origin is not None and \
+        Path(origin).resolve() == Path(spec.origin).resolve()
+
+
 class FunctionJudge:
     """``module`` + ``function``."""
 
     def __init__(self, module: str, function: str, base_dir: Path, where: str, *,
                  timeout: float = 60.0) -> None:
         self._timed = _Timed(timeout)
-        with _PATH_LOCK:
-            if str(base_dir) not in sys.path:
-                sys.path.insert(0, str(base_dir))
         try:
-            mod = importlib.import_module(module)
+            mod = _import_beside(module, base_dir)
         except Exception as exc:
             raise ConfigError(f"cannot import judge module `{module}`: {last_line(exc)}",
                               path=where + ".module",

@@ -94,6 +94,7 @@ def cell_costs(record: Mapping[str, Any]) -> tuple[float | None, float]:
     if isinstance(cost, (int, float)):
         if record.get("cache_hit"):
             saved += cost
+            paid = 0.0  # known: nothing was paid for it
         else:
             paid = float(cost)
     for score in (record.get("scores") or {}).values():

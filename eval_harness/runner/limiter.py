@@ -27,7 +27,6 @@ from typing import Any
 
 from eval_harness.cache.keys import public_endpoint
 from eval_harness.runner.base import Runner, RunRequest, RunResult
-from eval_harness.runner.httpcall import is_rate_limited
 
 #: seconds a call keeps retrying rate-limited replies before the engine's retries take over
 RATE_LIMIT_PATIENCE_S = 120.0
@@ -159,6 +158,9 @@ class LimitedRunner:
             self._endpoint = endpoint_of(self.inner, request) or ""
         if not self._endpoint:
             return self.inner.run(request)
+        # here, not at import: the engine (and so --dry-run) must not load the HTTP stack
+        from eval_harness.runner.httpcall import is_rate_limited
+
         limiter = self.limiters.get(self._endpoint)
         deadline = time.monotonic() + RATE_LIMIT_PATIENCE_S
         tries = 0

@@ -64,7 +64,6 @@ class Dashboard:
                                autoescape=select_autoescape(default=True, default_for_string=True))
         self.env.filters["num"] = _num
         self.env.filters["pct"] = lambda x: "—" if x is None else f"{100 * float(x):.0f}%"
-        self.env.filters["levels"] = lambda lv: ", ".join(f"{k}={v}" for k, v in (lv or {}).items())
         self.env.filters["replace_page"] = _replace_page
         self.env.filters["pretty"] = lambda x: json.dumps(x, indent=2, ensure_ascii=False,
                                                           default=str)
@@ -91,7 +90,7 @@ class Dashboard:
 
 
 def _num(x: Any, digits: int = 3) -> str:
-    f = views._finite(x)
+    f = views.finite(x)
     return "—" if f is None else f"{f:.{digits}g}"
 
 
@@ -121,8 +120,10 @@ def evals_page(request: Request) -> Response:
                      "replications": max((m.replication for m in metas), default=0),
                      "run_status": _run_status(metas),
                      "last": finished[-1] if finished else None})
-    return d.render(request, "evals.html", rows=rows, token=_global_token(d),
+    page = d.render(request, "evals.html", rows=rows, token=_global_token(d),
                     skipped=d.catalog.skipped)
+    warm(request.app.state.dash)  # the evals a person is about to open start analysing
+    return page
 
 
 def _run_status(metas: list[Any]) -> dict[str, int]:
@@ -305,9 +306,8 @@ def create_app(roots: list[Path], *, host: str = "127.0.0.1", port: int = 8000,
     return guard
 
 
-def warm(app: Guard) -> None:
-    """Start analysing the first evals in the background (pages then open at once)."""
-    dash: Dashboard = app.dash
+def warm(dash: Dashboard) -> None:
+    """Start analysing the first evals in the background (not at start-up: the imports
+    and reads of an analysis would slow the first page; pages then open at once)."""
     for entry in list(dash.catalog.entries().values())[: dash.cache.max_evals]:
         dash.cache.lookup(entry, wait_s=0)
-

@@ -2,8 +2,8 @@
 
 This tool's runs: ``analysis.browse.sample`` (input, answer, judges with rationales,
 status, latency, cost, composite), plus from the same case folder the record's tokens and
-tool-call count, the reported trace (``outputs.json`` ``trace``: tool calls, or the step
-tree of issue 26 when present) and the head of ``stdout.log`` / ``stderr.log``.
+tool-call count, the trace (``trace.json`` through :func:`eval_harness.trace.reader.read_trace`;
+older runs kept their tool calls inline as ``outputs.json`` ``trace``) and the head of ``stdout.log`` / ``stderr.log``.
 agent-eval-harness runs keep per-case files elsewhere: their judge values come from the
 tidy frame. Reads ~4 small files per run: ~50 ms for 48 runs.
 """
@@ -19,6 +19,7 @@ from eval_harness.analysis.browse import JudgeView, RunInfo, sample
 from eval_harness.serve.evaldata import EvalData, RunMeta
 from eval_harness.store.atomic import read_json
 from eval_harness.store.confine import open_run_file
+from eval_harness.trace.reader import read_trace
 
 LOG_BYTES = 8192
 
@@ -62,7 +63,9 @@ def _native(run: RunMeta, case_id: str) -> Attempt | None:
     folder = os.path.join(run.path, "cases", case_id)
     rec = read_json(os.path.join(folder, "record.json")) or {}
     outs = read_json(os.path.join(folder, "outputs.json")) or {}
-    trace = outs.get("trace") if isinstance(outs, dict) else None
+    stored = read_trace(folder)
+    trace = (stored.to_json()["steps"] if stored is not None
+             else outs.get("trace") if isinstance(outs, dict) else None)
     return Attempt(run=run, status=view.status, reason=view.reason, output=view.output,
                    input=view.input, latency_s=view.latency_s, cost_usd=view.cost_usd,
                    tokens=rec.get("tokens"), tool_calls=rec.get("tool_calls"),

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -38,12 +39,19 @@ def test_numeric_ranges_are_validated_at_load(tmp_path: Path, key: str, value: A
     assert info.value.key_path == f"execution.{key}"
 
 
-@pytest.mark.parametrize("name", ["demo\n", "demo\r", "de\x1bmo"])
-def test_eval_name_with_a_newline_or_control_character_is_refused(tmp_path: Path,
-                                                                   name: str) -> None:
-    with pytest.raises(ConfigError) as info:
-        load_config(_config(tmp_path, name=name), env={})
-    assert info.value.key_path == "name"
+@pytest.mark.parametrize("name", ["demo\n", "demo\r", "de\x1bmo", "\n"])
+def test_eval_name_never_keeps_a_newline_or_control_character(tmp_path: Path,
+                                                              name: str) -> None:
+    """The eval name names runs/<name>/: it used to keep a trailing newline. It is now
+    cleaned as agent-eval-harness cleans names (letters, digits, `._-` kept), or refused
+    with its key path when nothing usable is left."""
+    try:
+        loaded = load_config(_config(tmp_path, name=name), env={})
+    except ConfigError as exc:
+        assert exc.key_path == "name"
+        return
+    assert loaded.config.name.isprintable() and loaded.config.name.strip() == loaded.config.name
+    assert re.fullmatch(r"[A-Za-z0-9][A-Za-z0-9._-]*", loaded.config.name)
 
 
 @pytest.mark.parametrize("case_id", ["c1\n", "c1\r\n", "c\x1b1"])

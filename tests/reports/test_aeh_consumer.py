@@ -11,6 +11,7 @@ with ``cost``; ``design.n_cases``), not from its code.
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -116,3 +117,14 @@ def test_consumers_find_it_beside_the_runs_with_adjusted_p(tmp_path: Path) -> No
         assert an["p_values_raw"][term] == doc["terms"][term]["p_raw"]
         assert an["significant"][term] == (p < an["alpha"])
     assert any(an["p_values"][t] > an["p_values_raw"][t] for t in an["p_values"])
+
+
+def test_an_unwritable_runs_tree_gets_a_warning_not_a_failure(tmp_path: Path) -> None:
+    runs = tmp_path / "runs"
+    shutil.copytree(FIXTURES / "aeh_sample_runs" / "anova-example", runs)
+    (runs / "anova.json").mkdir()  # cannot be written (also as root, unlike a chmod)
+    code, _, err = run_cli("--analyze-only", str(runs), "--output", str(tmp_path / "o"),
+                           "--no-report")
+    assert code == 0, err
+    assert f"warning: could not write {runs / 'anova.json'}" in err
+    assert (tmp_path / "o" / "anova.json").is_file()

@@ -62,3 +62,14 @@ def test_cell_costs_count_cache_hits_as_saved() -> None:
                       "c": {"value": True}}}
     assert cell_costs(rec) == (0.003, 0.012)
     assert cell_costs({"cost_usd": None, "scores": {}}) == (None, 0.0)
+    assert cell_costs({"cost_usd": 0.01, "cache_hit": True}) == (0.0, 0.01)
+
+
+def test_cache_hits_do_not_count_against_the_cap(tmp_path, billing, cli):
+    cfg = write_cost_eval(tmp_path, billing)
+    assert cli("--config", str(cfg), "--runs-dir", str(tmp_path / "a"), "--no-analysis")[0] == 0
+    code, _, err = cli("--config", str(cfg), "--runs-dir", str(tmp_path / "b"), "--no-analysis",
+                       "--max-spend", "0.001")  # less than one call: only hits fit under it
+    assert code == 0, err
+    assert all(r["cache_hit"] for r in records(tmp_path / "b" / "cost").values())
+    assert "$0.00 spent" in err and "6 of 6 calls from cache, $0.06 saved" in err

@@ -158,3 +158,22 @@ def test_baseline_file_compare_and_trend(runs_copy: Path, tmp_path: Path) -> Non
     assert trends.count("baseline baseline.json") >= 4  # one point per condition
     assert client.get("/e/starter/compare?baseline=1").status_code == 404
     app.dash.cache.close()
+
+
+def test_case_page_shows_the_stored_trace(client, runs_copy) -> None:
+    """The dashboard reads trace.json with the one reader (eval_harness.trace.reader)."""
+    import json
+
+    client.get("/e/starter")
+    _, case = _ids(client)
+    steps = [{"kind": "llm", "name": "planner", "input": None, "output": None, "started": None,
+              "duration": 0.5, "children": [{"kind": "tool", "name": "search-tool-x",
+                                             "input": {"q": 1}, "output": None,
+                                             "started": None, "duration": None,
+                                             "children": []}]}]
+    for folder in runs_copy.glob(f"starter/*/cases/{case}"):
+        (folder / "trace.json").write_text(json.dumps({"schema_version": 1, "steps": steps}))
+    page = client.get(f"/e/starter/case/{case}").text
+    assert "trace (1 step(s))" in page and "search-tool-x" in page
+    nested = page.split("planner", 1)[1]
+    assert "<ol>" in nested.split("search-tool-x", 1)[0]  # the tool step is nested

@@ -127,6 +127,8 @@ def test_dashboard_in_chromium(browser: Chromium, runs_copy: Path, tmp_path: Pat
 
         case, plan = _targets(app)
         browser.goto(base + f"/e/starter/case/{case}", width=1400)
+        browser.evaluate("(() => { const w = document.getElementById('who'); w.value = 'ana';"
+                         " w.dispatchEvent(new Event('change')); })()")
         seen = [_kappa(browser)]
         for run, label in plan:
             _click(browser, f'td.labelling[data-run="{run}"][data-judge="correct"] '
@@ -136,6 +138,11 @@ def test_dashboard_in_chromium(browser: Chromium, runs_copy: Path, tmp_path: Pat
         # no labels; one (κ undefined); tn + fp: κ = 0; tn + fp + tp: κ = 0.4
         assert seen[0] == "none" and seen[1].startswith("—") and seen[2].startswith("0 [")
         assert seen[3].startswith("0.4 ["), seen
+        from eval_harness.store.labels import read_labels
+
+        rows = read_labels(runs_copy / "starter" / "labels.jsonl")
+        assert [(r.run, r.judge, r.label, r.who) for r in rows] == [
+            (run, "correct", label, "ana") for run, label in plan]
         code, out, err = cli("calibrate", str(runs_copy), "--json")
         assert code == 0, err
         group = json.loads(out)["groups"][0]

@@ -35,7 +35,8 @@
         method: "POST",
         headers: { "Content-Type": "application/json", "X-CSRF-Token": csrf },
         body: JSON.stringify({ run: cell.dataset.run, case: cell.dataset.case,
-                               judge: cell.dataset.judge, label: label }),
+                               judge: cell.dataset.judge, label: label,
+                               who: who ? who.value : "" }),
       });
       const out = await res.json();
       if (!res.ok) { state.textContent = out.error || "not saved"; busy = false; return; }
@@ -45,6 +46,15 @@
       state.textContent = "not saved (server unreachable)";
       busy = false;
     }
+  }
+
+  // who labels: remembered in this browser only
+  const who = document.getElementById("who");
+  if (who) {
+    try { who.value = localStorage.getItem("eh-who") || ""; } catch (e) { /* storage off */ }
+    who.addEventListener("change", () => {
+      try { localStorage.setItem("eh-who", who.value); } catch (e) { /* storage off */ }
+    });
   }
 
   document.querySelectorAll("td.labelling").forEach((cell) => {
