@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from eval_harness.analysis.settings import factor_levels, pass_mark, stratum
 from eval_harness.config.dataset import CASE_ID
 from eval_harness.config.loader import LoadedConfig, load_config
 from eval_harness.errors import AnalysisError, NoUsableResults, UsageError
@@ -41,21 +42,8 @@ def _options(args: argparse.Namespace, loaded: LoadedConfig | None) -> dict[str,
         "method": method, "correction": correction, "per_judge": per_judge,
         "keep_incomplete": keep, "alpha": analysis.alpha if analysis else 0.05,
         "simple_effects": args.simple_effects,
-        "pass_mark": _pass_mark(loaded),
+        "pass_mark": pass_mark(loaded),
     }
-
-
-def _pass_mark(loaded: LoadedConfig | None) -> float | None:
-    """One pass mark for comparisons and thresholds: matrix.analysis.pass_mark, else
-    thresholds.pass_score, else the default (0.5)."""
-    if loaded is None:
-        return None
-    cfg = loaded.config
-    if cfg.matrix is not None and cfg.matrix.analysis.pass_mark is not None:
-        return cfg.matrix.analysis.pass_mark
-    if cfg.thresholds is not None:
-        return float(cfg.thresholds.pass_score)
-    return None
 
 
 def _gate_judges(loaded: LoadedConfig | None) -> tuple[str, ...]:
@@ -67,13 +55,6 @@ def _gate_judges(loaded: LoadedConfig | None) -> tuple[str, ...]:
     comp = getattr(cfg, "composite", None)
     names += [g for g in (getattr(comp, "gates", None) or []) if g not in names]
     return tuple(names)
-
-
-def _factor_levels(loaded: LoadedConfig | None) -> dict[str, list[Any]] | None:
-    if loaded is None or loaded.config.matrix is None:
-        return None
-    return {name: [getattr(level, "name", level) for level in levels]
-            for name, levels in loaded.config.matrix.factors.items()}
 
 
 def _write_json(path: Path, data: Any) -> None:
@@ -172,7 +153,7 @@ def _compute_analysis(
         require_mlflow()  # exit 2 with the install hint before any work
     with phase("load"):
         frame = load_runs(list(paths), judge_specs=loaded.config if loaded else None,
-                          factor_levels=_factor_levels(loaded),
+                          factor_levels=factor_levels(loaded),
                           aeh_errors=getattr(args, "aeh_errors", "exclude"))
     for issue in frame.attrs.get("issues", []):
         if issue.get("kind") == "assumed_range":  # the numbers depend on it: say so once
@@ -180,7 +161,7 @@ def _compute_analysis(
     malloc.trim()  # the loader's transients (parsed chunks, codes) are gone now
     from eval_harness.analysis.configured import restrict_to_configured
 
-    frame, excluded_conditions = restrict_to_configured(frame, _factor_levels(loaded))
+    frame, excluded_conditions = restrict_to_configured(frame, factor_levels(loaded))
     if excluded_conditions and frame.empty:
         raise AnalysisError(f"no condition in the runs is in the configured matrix "
                             f"({len(excluded_conditions)} left out; first: "
@@ -256,7 +237,7 @@ def _compute_analysis(
                                         cases=tables[1], row_columns=True)
     with phase("leaderboard"):
         leaderboard = build_leaderboard(frame, alpha=opts["alpha"], rule=rule,
-                                        stratify_by=_stratum(frame), cases=tables[1])
+                                        stratify_by=stratum(frame), cases=tables[1])
     malloc.trim()
     thresholds: list[dict[str, Any]] = []
     pairwise = _pairwise(exp, eval_dir, paths)
@@ -485,15 +466,6 @@ def aeh_artifact_paths(args: argparse.Namespace, frame: Any, paths: Sequence[Pat
     roots = [eval_dir] if eval_dir is not None else list(paths)
     out = [Path(r) / "anova.json" for r in roots if Path(r).is_dir()]
     return [p for p in out if p.resolve() != (out_dir / "anova.json").resolve()]
-
-
-def _stratum(frame: Any) -> str | None:
-    tags = frame.attrs.get("case_tags") or {}
-    keys = {k for t in tags.values() for k in (t or {})}
-    for preferred in ("tier", "difficulty", "domain"):
-        if preferred in keys:
-            return preferred
-    return None
 
 
 def _pairwise(exp: Any, eval_dir: Path | None, paths: Sequence[Path]) -> dict[str, Any] | None:

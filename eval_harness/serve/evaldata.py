@@ -150,7 +150,7 @@ def compute(entry: EvalEntry, token: str) -> EvalData:
     from eval_harness.analysis.compare.leaderboard import build_leaderboard
     from eval_harness.analysis.compare.verdicts import VerdictRule, verdict_tables
     from eval_harness.analysis.loader import load_runs
-    from eval_harness.cli.pipeline import _factor_levels, _pass_mark, _stratum
+    from eval_harness.analysis.settings import factor_levels, pass_mark, stratum
     from eval_harness.config.recorded import find_recorded, load_recorded
     from eval_harness.errors import EvalHarnessError
     from eval_harness.reports.model import build_report
@@ -162,7 +162,7 @@ def compute(entry: EvalEntry, token: str) -> EvalData:
         if loaded is not None:
             break
     cfg = loaded.config if loaded is not None else None
-    frame = load_runs([entry.path], judge_specs=cfg, factor_levels=_factor_levels(loaded))
+    frame = load_runs([entry.path], judge_specs=cfg, factor_levels=factor_levels(loaded))
     if frame.empty:
         raise EvalHarnessError("no runs with recorded levels in this eval")
     analysis = cfg.matrix.analysis if cfg is not None and cfg.matrix is not None else None
@@ -173,12 +173,12 @@ def compute(entry: EvalEntry, token: str) -> EvalData:
                         alpha=analysis.alpha if analysis else 0.05,
                         per_judge=per_judge or not comp["value"].notna().any(),
                         judge_specs=cfg)
-    mark = _pass_mark(loaded)
+    mark = pass_mark(loaded)
     rule = VerdictRule(pass_mark=mark) if mark is not None else VerdictRule()
     samples, cases = verdict_tables(frame, rule)
     try:
         board = build_leaderboard(frame, alpha=anova.get("alpha", 0.05), rule=rule,
-                                  stratify_by=_stratum(frame), cases=cases)
+                                  stratify_by=stratum(frame), cases=cases)
     except EvalHarnessError:
         board = None
     report = build_report(anova=anova, frame=frame, leaderboard=board,
