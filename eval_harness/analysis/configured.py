@@ -6,7 +6,8 @@ from ``matrix.factors`` the old runs would otherwise still be analysed, ranked a
 ``(off, on, False, True)``). Given the configured levels (``--config``, or the config
 recorded at run time), a condition is kept when each of its levels is one of its factor's
 configured levels *with the same type* (``True`` is not ``"True"`` nor ``1``); the others
-are returned with the reason, for ``anova.json``'s ``excluded_conditions``.
+are returned with the reason, for ``anova.json``'s ``excluded_conditions``. Their runs'
+costs (``attrs["run_costs"]``) are left out too: costs reported cover what is analysed.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+
+from eval_harness.analysis.shared import SharedList
 
 
 def _plain(x: Any) -> Any:
@@ -58,6 +61,9 @@ def restrict_to_configured(
         present = [_plain(x) for x in out[f].drop_duplicates().tolist()]
         levels[f] = [c for c in factor_levels[f] if _member(c, present)]
     out.attrs["levels"] = levels
+    # run-level costs (runs without per-sample costs) cover the analysed conditions only
+    out.attrs["run_costs"] = SharedList(
+        rc for rc in frame.attrs.get("run_costs") or [] if str(rc.get("condition_id")) not in drop)
     for col in out.columns:  # categorical factor columns: forget the dropped levels
         if isinstance(out[col].dtype, pd.CategoricalDtype):
             out[col] = out[col].cat.remove_unused_categories()

@@ -88,3 +88,14 @@ def test_nothing_configured_is_said_plainly(tmp_path: Path) -> None:
                            str(cfg), "--output", str(tmp_path / "c"))
     assert code == 2
     assert "no condition in the runs is in the configured matrix (2 left out" in err
+
+
+def test_run_costs_cover_only_the_analysed_conditions() -> None:
+    frame = pd.DataFrame({"condition_id": ["a", "b"], "x": ["on", "gone"],
+                          "run_id": ["r1", "r2"], "value": [0.0, 1.0]})
+    frame.attrs["run_costs"] = [{"run_id": "r1", "condition_id": "a", "cost_usd": 1.0},
+                                {"run_id": "r2", "condition_id": "b", "cost_usd": 5.0}]
+    kept, excluded = restrict_to_configured(frame, {"x": ["on"]})
+    assert [e["condition_id"] for e in excluded] == ["b"]
+    assert [rc["run_id"] for rc in kept.attrs["run_costs"]] == ["r1"]
+    assert [rc["run_id"] for rc in frame.attrs["run_costs"]] == ["r1", "r2"]  # not mutated
