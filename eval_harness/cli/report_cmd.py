@@ -10,7 +10,7 @@ a missing leaderboard is recomputed from the runs (cheap and deterministic).
 from __future__ import annotations
 
 import argparse
-import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -53,10 +53,23 @@ def _load(path: Path, *, required: bool = False) -> Any:
             raise UsageError(f"{path} not found",
                              hint="run orchestrate.py --analyze-only runs/<eval>/ first")
         return None
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        raise UsageError(f"{path}: cannot read JSON ({exc})") from exc
+    from eval_harness.config.jsonl import read_json_file
+
+    return read_json_file(path)  # exit 2 naming the file, whatever is wrong with it
+
+
+def _say_assumed_rule(out: Path, comparisons: Any) -> None:
+    """The pass rule is read from comparisons.json (``verdict_rule``); without one the
+    report counts passes by the default rule: say so (one line), never silently."""
+    if isinstance(comparisons, dict) and comparisons.get("verdict_rule"):
+        return
+    from eval_harness.analysis.compare.verdicts import VerdictRule
+
+    why = ("records no pass rule (verdict_rule)" if isinstance(comparisons, dict)
+           else "not found")
+    print(f"warning: {out / 'comparisons.json'} {why}: assuming the default pass rule, "
+          f"{VerdictRule().text()}; rerun --analyze-only to record the configured one",
+          file=sys.stderr)
 
 
 def main(argv: list[str]) -> int:
@@ -68,6 +81,7 @@ def main(argv: list[str]) -> int:
     out = Path(args.output) if args.output else _default_output()
     anova = _load(out / "anova.json", required=True)
     comparisons = _load(out / "comparisons.json")
+    _say_assumed_rule(out, comparisons)
     leaderboard = _load(out / "leaderboard.json")
     if leaderboard is None and isinstance(comparisons, dict):
         leaderboard = comparisons.get("leaderboard")

@@ -1,4 +1,6 @@
-"""JSON Lines reading shared by datasets and calibration labels."""
+"""JSON and JSON Lines reading of user-supplied files (datasets, labels, a ``--baseline``
+file, the analysis output ``orchestrate report`` reads): every failure is ``error`` (a
+ConfigError, exit 2) naming the file, never a traceback."""
 
 from __future__ import annotations
 
@@ -12,26 +14,48 @@ from eval_harness.errors import ConfigError
 from eval_harness.regular import open_regular
 
 
+def _read(path: Path, error: type[ConfigError]) -> bytes:
+    try:
+        with os.fdopen(open_regular(path), "rb") as fh:  # never a FIFO or a device
+            return fh.read()
+    except OSError as exc:
+        raise error(f"cannot read: {exc.strerror or exc}", file=str(path)) from None
+
+
+def _decode(raw: bytes, path: Path, error: type[ConfigError], line: int | None) -> str:
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        where = "of the line" if line else "of the file"
+        raise error(f"not UTF-8 text (byte {exc.start + 1} {where})", file=str(path),
+                    line=line, hint="save the file as UTF-8") from None
+
+
+def _loads(text: str, path: Path, error: type[ConfigError], line: int | None,
+           hint: str | None = None) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise error(f"invalid JSON: {exc.msg} (line {exc.lineno} column {exc.colno})"
+                    if line is None else f"invalid JSON: {exc.msg}",
+                    file=str(path), line=line, hint=hint) from None
+    except RecursionError:
+        raise error("JSON nested too deep to read", file=str(path), line=line,
+                    hint="flatten the value") from None
+
+
+def read_json_file(path: Path, error: type[ConfigError] = ConfigError, *,
+                   hint: str | None = None) -> Any:
+    """The parsed JSON document in ``path``; unreadable, not UTF-8, invalid JSON or nested
+    too deep raises ``error`` naming the file (``hint`` for invalid JSON)."""
+    return _loads(_decode(_read(path, error), path, error, None), path, error, None, hint)
+
+
 def read_jsonl(path: Path, error: type[ConfigError] = ConfigError) -> Iterator[tuple[int, Any]]:
     """(line number, parsed value) for every non-blank line; a malformed line raises
     ``error`` naming the file and line."""
-    try:
-        with os.fdopen(open_regular(path), "rb") as fh:  # never a FIFO or a device
-            data = fh.read()
-    except OSError as exc:
-        raise error(f"cannot read: {exc.strerror or exc}", file=str(path)) from None
+    data = _read(path, error)
     for n, raw in enumerate(data.splitlines(), 1):
-        try:
-            line = raw.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise error(f"not UTF-8 text (byte {exc.start + 1} of the line)", file=str(path),
-                        line=n, hint="save the file as UTF-8") from None
-        if not line.strip():
-            continue
-        try:
-            yield n, json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise error(f"invalid JSON: {exc.msg}", file=str(path), line=n) from None
-        except RecursionError:
-            raise error("JSON nested too deep to read", file=str(path), line=n,
-                        hint="flatten the value") from None
+        line = _decode(raw, path, error, n)
+        if line.strip():
+            yield n, _loads(line, path, error, n)

@@ -70,19 +70,19 @@ def read_labels(path: str | os.PathLike[str]) -> list[LabelRow]:
     path = Path(path)
     if not path.is_file():
         return []
+    from eval_harness.config.jsonl import read_jsonl
+
     rows: list[LabelRow] = []
-    with open(path, encoding="utf-8") as fh:
-        for n, text in enumerate(fh, 1):
-            if not text.strip():
-                continue
-            try:
-                rows.append(LabelRow.model_validate(json.loads(text)))
-            except (ValueError, ValidationError) as exc:
-                first = str(exc).splitlines()[0]
-                raise ConfigError(f"bad label: {first}", file=str(path), line=n,
-                                  hint='{"run", "case", "condition", "replication", "judge", '
-                                       '"label": "right"|"wrong"|<score>, "who", "when"}'
-                                  ) from None
+    # not UTF-8, invalid or too deeply nested JSON: a ConfigError naming file and line
+    for n, value in read_jsonl(path):
+        try:
+            rows.append(LabelRow.model_validate(value))
+        except (ValueError, ValidationError) as exc:
+            first = str(exc).splitlines()[0]
+            raise ConfigError(f"bad label: {first}", file=str(path), line=n,
+                              hint='{"run", "case", "condition", "replication", "judge", '
+                                   '"label": "right"|"wrong"|<score>, "who", "when"}'
+                              ) from None
     return rows
 
 

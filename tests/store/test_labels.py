@@ -48,3 +48,15 @@ def test_bad_line_names_file_and_line(tmp_path: Path, line: str) -> None:
     with pytest.raises(ConfigError) as err:
         read_labels(path)
     assert f"{path}:1" in str(err.value)
+
+
+@pytest.mark.parametrize(("raw", "says"), [(b"[" * 100_000 + b"]" * 100_000, "nested too deep"),
+                                          (b'{"run": "\xff"}', "not UTF-8")])
+def test_deep_or_undecodable_line_is_a_config_error(tmp_path: Path, raw: bytes,
+                                                    says: str) -> None:
+    # main: a RecursionError / UnicodeDecodeError traceback (--labels FILE is user input)
+    path = tmp_path / "labels.jsonl"
+    path.write_bytes(b"\n" + raw + b"\n")
+    with pytest.raises(ConfigError) as err:
+        read_labels(path)
+    assert f"{path}:2" in str(err.value) and says in str(err.value)

@@ -248,14 +248,10 @@ def load_baseline(path: str | os.PathLike[str]) -> pd.DataFrame:
     ``attrs["baseline"]`` records {"path", "eval", "generated_at", "tool_version", "compact"}.
     """
     file = str(path)
-    try:
-        text = Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise UsageError(f"{file}: cannot read baseline file ({exc.strerror})") from None
-    try:
-        raw = json.loads(text)
-    except ValueError as exc:
-        raise ConfigError(f"invalid JSON ({exc})", file=file, hint=_HINT) from None
+    from eval_harness.config.jsonl import read_json_file
+
+    # unreadable, not UTF-8, invalid or too deeply nested: exit 2 naming the file
+    raw = read_json_file(Path(path), hint=_HINT)
     doc = _validate(raw, file)
     rows: list[dict[str, Any]] = []
     for run in doc.runs:

@@ -108,6 +108,13 @@ def test_unreadable_and_non_json(tmp_path: Path) -> None:
     bad.write_text("{not json")
     with pytest.raises(ConfigError, match="invalid JSON"):
         load_baseline(bad)
+    # main: RecursionError / UnicodeDecodeError tracebacks for a user-supplied --baseline
+    for name, raw, says in (("deep.json", b"[" * 100_000 + b"]" * 100_000, "nested too deep"),
+                            ("latin1.json", b'{"eval": "caf\xe9"}', "not UTF-8")):
+        (tmp_path / name).write_bytes(raw)
+        with pytest.raises(ConfigError, match=says) as err:
+            load_baseline(tmp_path / name)
+        assert str(tmp_path / name) in err.value.one_line() and err.value.exit_code == 2
 
 
 def test_nan_values_survive_as_null(make_frame: Builder, tmp_path: Path) -> None:
