@@ -532,10 +532,9 @@ def analyze_only(args: argparse.Namespace) -> int:
     paths = resolve_paths(args.analyze_only)
     loaded = analysis_config(args.config, paths)
     if loaded is not None:
-        from eval_harness.analysis.judge_drift import drift_warning, judge_drift
-        from eval_harness.judges.scorer import config_judge_digests
+        from eval_harness.analysis.judge_drift import config_digests, drift_warning, judge_drift
 
-        warning = drift_warning(judge_drift(paths, config_judge_digests(loaded.config)))
+        warning = drift_warning(judge_drift(paths, *config_digests(loaded)))
         if warning:
             print(warning, file=sys.stderr)
     return run_analysis(args, paths, loaded)

@@ -32,10 +32,15 @@ def record_config(loaded: LoadedConfig, eval_dir: Path, written_at: str,
     """Write ``eval_dir/eval_config.json`` (atomically; concurrent shards write the same),
     with the agent's file hashes (``fingerprint``) to name what changed next time."""
     eval_dir.mkdir(parents=True, exist_ok=True)
+    from eval_harness.judges.scorer import config_judge_digests
+
     raw = {k: v for k, v in loaded.raw.items() if k != "extends"}  # already merged
+    # the judge digests the records carry (of the interpolated judges): `config` keeps
+    # `${VAR}` as written and masks secrets, so its judges digest differently
     doc = {"schema_version": SCHEMA_VERSION, "source": str(loaded.path),
            "written_at": written_at, "config": mask_secrets(raw),
-           "fingerprint": dict(fingerprint or {})}
+           "fingerprint": dict(fingerprint or {}),
+           "judge_digests": config_judge_digests(loaded.config)}
     path = eval_dir / RECORDED
     write_text_atomic(path, json.dumps(doc, indent=2, default=str, ensure_ascii=False) + "\n")
     return path
@@ -63,18 +68,30 @@ def load_recorded(path: Path) -> tuple[LoadedConfig | None, str]:
         # never interpolated: the file is untrusted (a downloaded CI artifact) and a
         # `${PGPASSWORD}` in its name or paths must stay that text, never the value
         config = EvalConfig.model_validate(raw)
-    except (OSError, ValueError, KeyError, TypeError, ValidationError) as exc:
+    except (OSError, ValueError, KeyError, TypeError, ValidationError, RecursionError) as exc:
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         return None, f"{path} is unusable ({first})"
     return LoadedConfig(config=config, raw=raw, path=path.resolve(), origins={}), str(
         doc.get("source") or "unknown")
 
 
+def recorded_judge_digests(path: Path) -> dict[str, str] | None:
+    """{judge: digest} the run recorded beside its config (as its records carry), or None
+    (recorded before they were, or unreadable)."""
+    from eval_harness.store.atomic import read_json
+
+    doc = read_json(path)
+    digests = doc.get("judge_digests") if isinstance(doc, dict) else None
+    if not isinstance(digests, dict):
+        return None
+    return {str(k): str(v) for k, v in digests.items()}
+
+
 def recorded_fingerprint(eval_dir: Path) -> dict[str, str] | None:
     """The agent file hashes recorded by the previous run, or None (no readable record)."""
     try:
         doc = json.loads((eval_dir / RECORDED).read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+    except (OSError, ValueError, RecursionError):
         return None
     files = doc.get("fingerprint") if isinstance(doc, dict) else None
     return {str(k): str(v) for k, v in files.items()} if isinstance(files, dict) else None

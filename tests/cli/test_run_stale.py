@@ -78,3 +78,28 @@ def test_analyze_only_warns_when_records_judges_differ_from_config(tmp_path: Pat
     assert "scored by other judges than the config's" in err
     assert "edited: match" in err and "added: extra" in err and "--rescore" in err
     json.loads((tmp_path / "out" / "anova.json").read_text())
+
+
+def test_no_false_edit_warning_for_a_judge_using_env_vars(tmp_path: Path) -> None:
+    # issue 28 follow-up: the recorded config keeps `${VAR}` as written (never interpolated)
+    # while the run digested the interpolated judge: main warned "edited: match" although
+    # nothing changed
+    cfg, runs, data = _setup(tmp_path)
+    data["judges"] = [{**JUDGE, "check": "return outputs['output'] == expected['answer'], "
+                                         "'${JUDGE_NOTE:-v1}'"}]
+    cfg.write_text(yaml.safe_dump(data, sort_keys=False))
+    assert _run(cfg, runs)[0] == 0
+    code, _, err = run_cli("--analyze-only", str(runs / "t"), "--output", str(tmp_path / "a"))
+    assert code in (0, 1), err
+    assert "recorded at run time" in err and "scored by other judges" not in err
+    # a real edit is still seen against the recorded config's judges
+    doc = json.loads((runs / "t" / "eval_config.json").read_text())
+    doc["judge_digests"]["match"] = "0" * 16
+    (runs / "t" / "eval_config.json").write_text(json.dumps(doc))
+    code, _, err = run_cli("--analyze-only", str(runs / "t"), "--output", str(tmp_path / "b"))
+    assert "edited: match" in err
+    del doc["judge_digests"]  # recorded before the digests were: `${VAR}` judges not compared
+    (runs / "t" / "eval_config.json").write_text(json.dumps(doc))
+    code, _, err = run_cli("--analyze-only", str(runs / "t"), "--output", str(tmp_path / "c"))
+    assert code in (0, 1), err
+    assert "recorded at run time" in err and "scored by other judges" not in err

@@ -92,3 +92,13 @@ def test_hostile_recorded_config_is_never_interpolated(tmp_path: Path, monkeypat
     (tmp_path / RECORDED).write_text(json.dumps(doc))
     loaded, why = load_recorded(tmp_path / RECORDED)
     assert loaded is None and "hunter2" not in why
+
+
+def test_a_deeply_nested_recording_is_unusable_not_a_crash(tmp_path: Path) -> None:
+    from eval_harness.config.recorded import load_recorded, recorded_judge_digests
+
+    path = tmp_path / "eval_config.json"
+    path.write_text('{"config": ' + "[" * 100_000 + "]" * 100_000 + "}")
+    loaded, why = load_recorded(path)
+    assert loaded is None and "unusable" in why
+    assert recorded_judge_digests(path) is None
