@@ -36,6 +36,9 @@ REWRITES = [
     ("python3 -m venv .venv && .venv/bin/pip install -q -e '.[dev]' && ", "",
      "the environment already exists (this test runs in it); .ci/run performs exactly this "
      "step from scratch on every CI run"),
+    ("python3 -m venv .venv && .venv/bin/pip install -q -e '.[test]' && ", "",
+     "the environment already exists (this test runs in it); .ci/run installs '.[test]' "
+     "from scratch on every CI run"),
 ]
 #: command text -> reason it is not run here
 SKIPS = {
