@@ -42,7 +42,7 @@ from eval_harness.config import yamlio
 
 _ryaml: Any
 try:  # optional at run time: without it every read takes the PyYAML path
-    import ryaml as _ryaml
+    import ryaml as _ryaml  # type: ignore[no-redef]  # declared Any above
 except ImportError:  # pragma: no cover - exercised by monkeypatching in the tests
     _ryaml = None
 
