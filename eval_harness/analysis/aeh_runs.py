@@ -33,20 +33,10 @@ from eval_harness.analysis.aeh_import import (
     read_summary,
     run_dict,
 )
+from eval_harness.analysis.browse import JudgeView
 from eval_harness.store.confine import open_run_file
 
 MAX_TEXT = 200_000  # characters of a log shown as the answer
-
-
-@dataclass(frozen=True)
-class AehJudge:
-    """One judge's verdict on one case."""
-
-    name: str
-    value: Any
-    rationale: str | None
-    errored: bool
-    error: str | None
 
 
 @dataclass(frozen=True)
@@ -56,7 +46,7 @@ class AehCase:
     case_id: str
     status: str  # ok | errored (no judge could score it)
     composite: float | None
-    judges: list[AehJudge] = field(default_factory=list)
+    judges: list[JudgeView] = field(default_factory=list)
     latency_s: float | None = None
     cost_usd: float | None = None
     tokens: float | None = None
@@ -110,7 +100,7 @@ def read_case(path: str | os.PathLike[str], case_id: str, rule: AehRule | None =
     if key is None:
         return None
     rec = case_record(key, per_case[key], rule or AehRule())
-    judges = [AehJudge(str(n), s.get("value"), s.get("rationale"), bool(s.get("errored")),
+    judges = [JudgeView(str(n), s.get("value"), s.get("rationale"), bool(s.get("errored")),
                        s.get("error")) for n, s in sorted(rec["scores"].items())]
     case_dir = run_dir / "cases" / case_id
     try:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from typing import Any
 
 from eval_harness import __version__
 from eval_harness.cli.prog import prog
@@ -162,3 +163,10 @@ def input_overrides(args: argparse.Namespace) -> dict[str, str]:
                              hint="e.g. --input-override context=none")
         out[name.strip()] = value
     return out
+
+
+def concurrency(args: argparse.Namespace, config: Any) -> int:
+    """--concurrency, else ``execution.parallelism`` (agent-eval-harness), else 4."""
+    if args.concurrency is not None:
+        return int(args.concurrency)
+    return config.execution.parallelism or 4

@@ -10,8 +10,7 @@ from typing import Any
 
 import yaml
 
-from eval_harness.cli.args import config_overrides, input_overrides
-from eval_harness.cli.run_cmd import concurrency
+from eval_harness.cli.args import concurrency, config_overrides, input_overrides
 from eval_harness.config.loader import load_config
 from eval_harness.config.masking import mask_secrets
 from eval_harness.matrix.checks import self_judging, unconsumed_factors

@@ -181,6 +181,12 @@ def _compute_analysis(
     from eval_harness.analysis.configured import restrict_to_configured
 
     frame, excluded_conditions = restrict_to_configured(frame, _factor_levels(loaded))
+    if excluded_conditions and frame.empty:
+        raise AnalysisError(f"no condition in the runs is in the configured matrix "
+                            f"({len(excluded_conditions)} left out; first: "
+                            f"{excluded_conditions[0]['reason']})",
+                            hint="analyse with the config the runs used (levels and their "
+                                 "types must match: 1 is not \"1\")")
     if excluded_conditions:
         print(f"note: {len(excluded_conditions)} condition(s) in the runs are not in the "
               "configured matrix (a level renamed or removed): left out, listed in "

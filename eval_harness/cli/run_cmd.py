@@ -16,17 +16,21 @@ import json
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from eval_harness.cli.args import config_overrides, input_overrides
+from eval_harness.cli.args import concurrency, config_overrides, input_overrides
 from eval_harness.errors import NoUsableResults, UsageError
 from eval_harness.matrix.experiment import Experiment, prepare
-from eval_harness.runner.engine import EngineOptions, EngineSummary, describe, execute
 from eval_harness.runner.shard import parse_shard
+
+if TYPE_CHECKING:  # the engine (and its HTTP stack) is imported only to run: --dry-run
+    # takes concurrency() from here and must stay light (tests/cli/test_lazy_imports.py)
+    from eval_harness.runner.engine import EngineOptions, EngineSummary
 
 
 def options_from_args(args: argparse.Namespace) -> EngineOptions:
     """EngineOptions from the parsed flags."""
+    from eval_harness.runner.engine import EngineOptions
     if args.concurrency is not None and args.concurrency < 1:
         raise UsageError("--concurrency must be >= 1", hint="e.g. --concurrency 4")
     if args.force and args.retry_errors:
@@ -41,16 +45,10 @@ def options_from_args(args: argparse.Namespace) -> EngineOptions:
     )
 
 
-def concurrency(args: argparse.Namespace, config: Any) -> int:
-    """--concurrency, else ``execution.parallelism`` (agent-eval-harness), else 4."""
-    if args.concurrency is not None:
-        return int(args.concurrency)
-    return config.execution.parallelism or 4
-
-
 def run_matrix(args: argparse.Namespace) -> tuple[Experiment, EngineSummary, dict[str, Any]]:
     """Run every pending cell of the matrix (no analysis); return the experiment, the
     engine's summary and its one-line description (also printed on stderr)."""
+    from eval_harness.runner.engine import describe, execute
     options = options_from_args(args)
     exp = prepare(args.config, cases=args.cases, limit=args.limit,
                   overrides=config_overrides(args), input_overrides=input_overrides(args),

@@ -55,7 +55,7 @@ _HOOK_PHASES = ("before_all", "before_each", "after_each", "before_scoring", "af
 def eval_name(raw: Mapping[str, Any], path: Path) -> str:
     """That tool's ``EvalConfig.eval_name()``: the skill under test first (as written), then
     ``name`` (lower-cased, spaces to ``-``, only letters, digits and ``._-`` kept; skipped
-    when it equals the file's stem), then the path: ``eval/<dir>/eval.yaml`` → ``<dir>``,
+    when it equals the file's stem; a control character is an error here), then the path: ``eval/<dir>/eval.yaml`` → ``<dir>``,
     another ``eval.yaml`` → ``eval``, ``<x>.yaml`` → ``<x>``."""
     ex = raw.get("execution")
     skill = ex.get("skill") if isinstance(ex, Mapping) else None
@@ -67,6 +67,10 @@ def eval_name(raw: Mapping[str, Any], path: Path) -> str:
                                   file=str(path), hint="use letters, digits, `.`, `_`, `-`")
             return candidate
     name = raw.get("name")
+    if isinstance(name, str) and any(ord(c) < 32 or 127 <= ord(c) < 160 for c in name):
+        # refused rather than silently cleaned (that tool would drop the character)
+        raise ConfigError("the eval name has a control character (a newline, ESC, ...)",
+                          path="name", file=str(path), hint="write it on one line, printable")
     if isinstance(name, str) and name and name != path.stem:
         cleaned = "".join(c for c in name.lower().replace(" ", "-") if c.isalnum() or c in "._-")
         if cleaned and cleaned not in (".", ".."):

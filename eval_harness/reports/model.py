@@ -282,7 +282,7 @@ def build_report(
         "kind": KIND,
         "generated_at": generated_at,
         "eval": ", ".join(evals) or None,
-        "title": title,  # the config's `title` (agent-eval-harness): the report heading
+        **({"title": title} if title else {}),  # the config's `title`: the report heading
         "response": anova.get("response", "composite"),
         "method": anova.get("method"),
         "correction": anova.get("correction"),

@@ -8,8 +8,9 @@ return), judges and their cache, progress, fail-fast on quota/auth, retries (one
 applies (spend cap, concurrency). ``--concurrency`` is the number of tasks in flight; the
 cluster's CPUs bound how many run at once (one CPU per task).
 
-What a task does (:func:`_run_cell`, on a worker): build the condition's runner (cached per
-config in the worker process), lay out a private temporary case folder with the cell's
+What a task does (:func:`_run_cells`, on a worker; one cell, or a few when the workers
+are busy, :class:`_Batcher`): for each cell, build the condition's runner (cached per
+config in the worker process), lay out a private scratch case folder with the cell's
 ``input.json`` and the dataset case's files (staged into the task: no shared filesystem
 is needed), run the cell, and return the :class:`~eval_harness.runner.base.RunResult` plus
 the files the runner wrote there (``stdout.log``, ``stderr.log``, ``workspace/``,

@@ -77,3 +77,14 @@ def test_types_are_compared_exactly() -> None:
     assert [e["condition_id"] for e in excluded] == ["b", "c"]
     same, none = restrict_to_configured(frame, None)
     assert same is frame and none == []
+
+
+def test_nothing_configured_is_said_plainly(tmp_path: Path) -> None:
+    data = {(lv,): {"c0": [{"q": 1.0}], "c1": [{"q": 2.0}]} for lv in (1, 2)}
+    write_native(tmp_path / "runs", data, ["retrieval"], ranges={"q": [0, 10]})
+    cfg = tmp_path / "eval.yaml"
+    cfg.write_text(CONFIG)
+    code, _, err = run_cli("--analyze-only", str(tmp_path / "runs" / "demo"), "--config",
+                           str(cfg), "--output", str(tmp_path / "c"))
+    assert code == 2
+    assert "no condition in the runs is in the configured matrix (2 left out" in err

@@ -140,7 +140,7 @@ mlflow: {experiment: e1, tags: {team: ml}}
 def test_parallelism_is_the_concurrency(tmp_path: Path) -> None:
     import argparse
 
-    from eval_harness.cli.run_cmd import concurrency
+    from eval_harness.cli.args import concurrency
 
     cfg = _load(tmp_path, "execution: {prompt: x, parallelism: 3}\n")
     assert concurrency(argparse.Namespace(concurrency=None), cfg) == 3

@@ -122,6 +122,7 @@ def test_consumers_find_it_beside_the_runs_with_adjusted_p(tmp_path: Path) -> No
 def test_an_unwritable_runs_tree_gets_a_warning_not_a_failure(tmp_path: Path) -> None:
     runs = tmp_path / "runs"
     shutil.copytree(FIXTURES / "aeh_sample_runs" / "anova-example", runs)
+    (runs / "anova.json").unlink(missing_ok=True)  # an earlier analysis of the fixture
     (runs / "anova.json").mkdir()  # cannot be written (also as root, unlike a chmod)
     code, _, err = run_cli("--analyze-only", str(runs), "--output", str(tmp_path / "o"),
                            "--no-report")

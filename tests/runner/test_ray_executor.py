@@ -2,7 +2,8 @@
 workers; bench/ray_cluster.py): the driver writes every record once, resumes after a
 SIGKILL with nothing lost or duplicated, survives a worker process killed mid-cell, ships
 the config folder to the workers (no shared filesystem needed for code), and without ray
-installed says how to get it (exit 2). Timeouts are generous; nothing is timed."""
+installed says how to get it (exit 2); python functions run there too. Timeouts are
+generous; nothing is timed."""
 
 from __future__ import annotations
 
@@ -159,3 +160,25 @@ def test_without_ray_installed_exit_2_with_the_extra(tmp_path: Path,
                            "--no-analysis", "--no-judge-check")
     assert code == 2 and "factorial-eval-harness[ray]" in err
     assert not (tmp_path / "runs" / "ray").exists()  # nothing was run
+
+
+def test_python_function_runs_on_a_worker_from_the_shipped_folder(cluster: str,
+                                                                  tmp_path: Path) -> None:
+    root = tmp_path / "eval"
+    root.mkdir()
+    (root / "shipped_fn.py").write_text(
+        "import os\n"
+        "def answer(input, context):\n"
+        "    return {'output': input['q'] + ' ' + str(os.getppid()) + ' ' + os.getcwd()}\n")
+    config = _eval(root, 3, "unused", factors={"m": ["a", "b"]})
+    cfg = yaml.safe_load(config.read_text())
+    cfg["runner"] = {"type": "python", "function": "shipped_fn:answer"}
+    config.write_text(yaml.safe_dump(cfg, sort_keys=False))
+    summary = execute(prepare(config), None, EngineOptions(
+        runs_dir=tmp_path / "runs", progress="off", concurrency=2, executor="ray",
+        ray_address=cluster))
+    assert (summary.ok, summary.errored) == (6, 0), summary.reasons
+    for path in (tmp_path / "runs").glob("ray/*/cases/*/outputs.json"):
+        q, parent, cwd = json.loads(path.read_text())["output"].split(" ", 2)
+        assert q.startswith("q") and int(parent) != os.getpid()  # not this driver
+        assert Path(cwd).resolve() != root.resolve()  # the worker's copy of the folder

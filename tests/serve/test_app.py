@@ -177,3 +177,4 @@ def test_case_page_shows_the_stored_trace(client, runs_copy) -> None:
     assert "trace (1 step(s))" in page and "search-tool-x" in page
     nested = page.split("planner", 1)[1]
     assert "<ol>" in nested.split("search-tool-x", 1)[0]  # the tool step is nested
+    assert '<span class="dim">llm</span>' in page and "0.5 s" in page  # kind and duration
