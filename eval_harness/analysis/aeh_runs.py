@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -90,26 +91,55 @@ def _text(path: Path) -> str | None:
 def read_case(path: str | os.PathLike[str], case_id: str, rule: AehRule | None = None
               ) -> AehCase | None:
     """One case of the run (None when the summary has no such case)."""
+    return next(iter_cases(path, [case_id], rule), None)
+
+
+def iter_cases(path: str | os.PathLike[str], case_ids: Iterable[str],
+               rule: AehRule | None = None) -> Iterator[AehCase]:
+    """The cases ``case_ids`` of the run that its summary has, in that order (each once),
+    parsing ``summary.yaml`` and ``run_result.json`` once for all of them: a run's summary
+    holds every case, so reading it per case is quadratic in cases. One case at a time, so
+    a caller keeps only the answers it needs."""
     run_dir = Path(path)
     try:
         summary = read_summary(str(run_dir))
     except UnreadableRun:
-        return None
+        return
     per_case = summary.get("per_case") or {}
-    key = next((k for k in per_case if str(k) == case_id), None)
-    if key is None:
+    # the entry of a case id is its first key whose text is that id
+    entries = {str(k): v for k, v in reversed(list(per_case.items()))}
+    try:
+        run_facts: Mapping[str, Facts] | None = case_facts(
+            read_json_object(str(run_dir / "run_result.json")))
+    except UnreadableRun:
+        run_facts = None  # an unreadable run_result.json: no case has facts
+    done: set[str] = set()
+    for case_id in case_ids:
+        if case_id in entries and case_id not in done:
+            done.add(case_id)
+            yield _case(run_dir, case_id, entries[case_id], rule or AehRule(), run_facts)
+
+
+Facts = tuple[float, float, float]
+
+
+def _own_facts(case_dir: Path, case_id: str) -> Facts | None:
+    """The case's facts from its own ``cases/<id>/run_result.json``."""
+    try:
+        own = read_json_object(str(case_dir / "run_result.json"))
+    except UnreadableRun:
         return None
-    rec = case_record(key, per_case[key], rule or AehRule())
+    return case_facts({"per_case": {case_id: own}}).get(case_id) if own else None
+
+
+def _case(run_dir: Path, case_id: str, raw: Any, rule: AehRule,
+          run_facts: Mapping[str, Facts] | None) -> AehCase:
+    rec = case_record(case_id, raw, rule)
     judges = [JudgeView(str(n), s.get("value"), s.get("rationale"), bool(s.get("errored")),
                        s.get("error")) for n, s in sorted(rec["scores"].items())]
     case_dir = run_dir / "cases" / case_id
-    try:
-        facts = case_facts(read_json_object(str(run_dir / "run_result.json"))).get(case_id)
-        if facts is None:
-            own = read_json_object(str(case_dir / "run_result.json"))
-            facts = case_facts({"per_case": {case_id: own}}).get(case_id) if own else None
-    except UnreadableRun:
-        facts = None
+    facts = None if run_facts is None else (
+        run_facts.get(case_id) or _own_facts(case_dir, case_id))
     latency, cost, tokens = facts if facts is not None else (None, None, None)
     inp: Any = None
     raw_input = _text(case_dir / "input.yaml")

@@ -119,7 +119,7 @@ def _aeh_infos(paths: Sequence[Path]) -> list[RunInfo]:
     """agent-eval-harness runs; runs with the same levels are replications 1.. in natural
     order of their run ids, as the loader numbers them."""
     from eval_harness.analysis.aeh_import import UnreadableRun, natural_key
-    from eval_harness.analysis.aeh_runs import read_case, read_run
+    from eval_harness.analysis.aeh_runs import iter_cases, read_run
 
     runs = []
     for path in paths:
@@ -132,10 +132,8 @@ def _aeh_infos(paths: Sequence[Path]) -> list[RunInfo]:
     for run in sorted(runs, key=lambda r: natural_key(r.run_id)):
         key = repr(sorted(run.levels.items(), key=lambda kv: kv[0]))
         seen[key] += 1
-        counts: Counter[str] = Counter()
-        for cid in run.case_ids:
-            case = read_case(run.path, cid)
-            counts[case.status if case else "incomplete"] += 1
+        status = {case.case_id: case.status for case in iter_cases(run.path, run.case_ids)}
+        counts = Counter(status.get(cid, "incomplete") for cid in run.case_ids)
         infos.append(RunInfo(path=run.path, run_id=run.run_id, condition_id=run.condition_id,
                              levels=run.levels, replication=seen[key], status="complete",
                              counts=dict(counts), layout="agent-eval-harness"))

@@ -4,7 +4,11 @@ drill-down show its judges' values and rationales and per-case latency / cost / 
 from __future__ import annotations
 
 import json
+from collections import Counter
 from pathlib import Path
+from typing import Any
+
+import pytest
 
 from tests.analysis.test_aeh_shapes import _make
 from tests.conftest import run_cli
@@ -58,3 +62,40 @@ def test_report_drilldown_shows_them(tmp_path: Path) -> None:
     assert (out / "report.md").read_text().startswith("## Weekly agent check")
     assert "answer from 2026-07-30-model-a-r1" in html
     assert "because " in html and "latency 12 s · cost $0.03 · 122 tokens" in html
+
+
+def _count_summary_reads(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
+    """Counts, by run directory, the summary.yaml parses of this module's readers."""
+    from eval_harness.analysis import aeh_runs
+
+    reads: Counter[str] = Counter()
+    real = aeh_runs.read_summary
+
+    def counted(path: str) -> dict[str, Any]:
+        reads[Path(path).name] += 1
+        return real(path)
+
+    monkeypatch.setattr(aeh_runs, "read_summary", counted)
+    return reads
+
+
+def test_report_drilldown_parses_each_runs_summary_once(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    eval_dir = _runs(tmp_path)
+    reads = _count_summary_reads(monkeypatch)
+    code, _, err = run_cli("--analyze-only", str(eval_dir), "--output", str(tmp_path / "out"))
+    assert code == 0, err
+    assert "answer from 2026-07-30-model-a-r1" in (tmp_path / "out" / "report.html").read_text()
+    # several cases shown per run, one parse per run (it was one per case shown)
+    assert len(reads) >= 3 and set(reads.values()) == {1}, reads
+
+
+def test_runs_listing_parses_each_summary_a_fixed_number_of_times(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    eval_dir = _runs(tmp_path)
+    reads = _count_summary_reads(monkeypatch)
+    code, out, err = run_cli("runs", str(eval_dir), "--json")
+    assert code == 0, err
+    assert all(sum(r["counts"].values()) >= 2 for r in json.loads(out))  # several cases
+    # the run's facts, then its cases in one pass (it was one parse per case)
+    assert dict(reads) == {run.name: 2 for run in eval_dir.iterdir() if run.is_dir()}

@@ -21,7 +21,7 @@ import json
 import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -32,6 +32,9 @@ from eval_harness.reports.html.sections import esc
 from eval_harness.reports.html.trace_view import trace_html
 from eval_harness.reports.summaries import cell_text
 from eval_harness.store.confine import inside, open_run_file, safe_component
+
+if TYPE_CHECKING:
+    from eval_harness.analysis.aeh_runs import AehCase
 
 MAX_CASES = 100
 MAX_REPS = 3
@@ -112,11 +115,25 @@ def _facts(record: Mapping[str, Any]) -> str:
     return out
 
 
-def _aeh_attempt(run_dir: Path, case_id: str, rep: int) -> str:
-    """An agent-eval-harness case (summary.yaml, run_result.json, cases/<id>/stdout.log)."""
-    from eval_harness.analysis.aeh_runs import read_case
+def _aeh_attempts(wanted: Mapping[str, Sequence[tuple[str, int]]], dirs: Mapping[str, Path]
+                  ) -> dict[tuple[str, str, int], str]:
+    """(run id, case id, replication) -> its block, for each agent-eval-harness run's
+    ``wanted`` (case id, replication) pairs. Run by run, so each run's summary.yaml is
+    parsed once: the drill-down's loop is case-major, and reading a case's run per case
+    re-parsed the whole summary every time (quadratic in cases). Blocks, not cases, are
+    kept: an answer is truncated in its block."""
+    from eval_harness.analysis.aeh_runs import iter_cases
 
-    case = read_case(run_dir, case_id)
+    out: dict[tuple[str, str, int], str] = {}
+    for run_id, pairs in wanted.items():
+        reps = {cid: rep for cid, rep in pairs}
+        for case in iter_cases(dirs[run_id], list(reps)):
+            out[(run_id, case.case_id, reps[case.case_id])] = _aeh_attempt(case, reps[case.case_id])
+    return out
+
+
+def _aeh_attempt(case: AehCase | None, rep: int) -> str:
+    """An agent-eval-harness case (summary.yaml, run_result.json, cases/<id>/stdout.log)."""
     if case is None:
         return f'<p class="note">replication {rep} · not in summary.yaml</p>'
     head = f"replication {rep} · status {case.status}" + _facts(
@@ -189,6 +206,12 @@ def drilldown_html(report: Mapping[str, Any], frame: pd.DataFrame,
         for cid, cond, rep, rid in zip(*(samples[c].tolist() for c in cols), strict=True):
             if str(rid) in with_cases:
                 by_key.setdefault((str(cid), str(cond)), []).append((int(rep), str(rid)))
+    wanted: dict[str, list[tuple[str, int]]] = {}
+    for (cid, _), attempts in by_key.items():
+        for rep, run_id in attempts[:MAX_REPS]:
+            if run_id in aeh and run_id in dirs and safe_component(cid):
+                wanted.setdefault(run_id, []).append((cid, rep))
+    aeh_blocks = _aeh_attempts(wanted, dirs)
     parts = []
     for case in shown:
         cid = case["case_id"]
@@ -203,7 +226,7 @@ def drilldown_html(report: Mapping[str, Any], frame: pd.DataFrame,
                 if run_dir is None or not safe_component(cid):
                     continue
                 if run_id in aeh:
-                    blocks.append(_aeh_attempt(run_dir, cid, rep))
+                    blocks.append(aeh_blocks.get((run_id, cid, rep)) or _aeh_attempt(None, rep))
                     continue
                 case_dir = run_dir / "cases" / cid
                 if not inside(run_dir, case_dir):  # cases/<id> links out of the run
