@@ -4,6 +4,7 @@ structure rule, boundary fits, degenerate data, contrasts from the fit.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import math
 import warnings
@@ -110,3 +111,41 @@ def test_contrasts_of_a_two_level_factor_match_the_omnibus_test(method: str) -> 
     assert pair.t**2 == pytest.approx(res.terms["A"].F, rel=1e-9)
     assert pair.df == pytest.approx(res.terms["A"].df_den, rel=1e-9)
     assert pair.p_raw == pytest.approx(res.terms["A"].p_raw, rel=1e-9)
+
+
+def _blas_threads() -> list[int]:
+    from threadpoolctl import threadpool_info
+
+    return [p["num_threads"] for p in threadpool_info() if p["user_api"] == "blas"]
+
+
+def test_the_fit_runs_on_one_blas_thread_and_gives_the_same_results(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # OpenBLAS threads cost more than they save on the fit's small per-case matrices: the
+    # fit loop runs on one, the caller's setting is back afterwards, the numbers unchanged
+    from threadpoolctl import threadpool_limits
+
+    from eval_harness.analysis.stats import slopes
+
+    inside: list[list[int]] = []
+    real = slopes.fit_slopes_model
+
+    def spy(*args, **kwargs):  # type: ignore[no-untyped-def]
+        inside.append(_blas_threads())
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(slopes, "fit_slopes_model", spy)
+    d = _data(ABC, 40, 5, missing=0.15)
+    with threadpool_limits(limits=2, user_api="blas"):
+        assert set(_blas_threads()) == {2}  # numpy's wheels bring OpenBLAS
+        one, _ = _fit(d, ABC)
+        assert set(_blas_threads()) == {2}
+        monkeypatch.setattr(slopes, "threadpool_limits",
+                            lambda **_: contextlib.nullcontext())
+        two, _ = _fit(d, ABC)
+    assert [set(n) for n in inside] == [{1}, {2}]
+    assert one.terms.keys() == two.terms.keys() and one.terms
+    for name, t in one.terms.items():
+        u = two.terms[name]
+        for a, b in ((t.F, u.F), (t.p_raw, u.p_raw), (t.df_den, u.df_den)):
+            assert abs(a - b) <= 1e-12 * max(1.0, abs(b)), (name, a, b)
