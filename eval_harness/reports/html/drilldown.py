@@ -126,9 +126,10 @@ def _aeh_attempts(wanted: Mapping[str, Sequence[tuple[str, int]]], dirs: Mapping
 
     out: dict[tuple[str, str, int], str] = {}
     for run_id, pairs in wanted.items():
-        reps = {cid: rep for cid, rep in pairs}
+        reps = dict(pairs)  # a run is one replication: one pair per case
         for case in iter_cases(dirs[run_id], list(reps)):
-            out[(run_id, case.case_id, reps[case.case_id])] = _aeh_attempt(case, reps[case.case_id])
+            rep = reps[case.case_id]
+            out[(run_id, case.case_id, rep)] = _aeh_attempt(case, rep)
     return out
 
 
