@@ -25,6 +25,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from eval_harness.numbers import run_number
+
 
 def _composite(frame: pd.DataFrame, columns: list[str] | None = None) -> pd.DataFrame:
     """The usable composite rows, with only ``columns`` (those that exist) when given:
@@ -39,12 +41,9 @@ def _composite(frame: pd.DataFrame, columns: list[str] | None = None) -> pd.Data
     return frame[ok]
 
 
-def _num(x: Any) -> float | None:
-    return float(x) if isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x) else None
-
 
 def _ng2(frame: pd.DataFrame, factor: str, term: Mapping[str, Any]) -> float | None:
-    ss, ss_err = _num(term.get("ss")), _num(term.get("ss_error"))
+    ss, ss_err = run_number(term.get("ss")), run_number(term.get("ss_error"))
     if ss is None or ss_err is None:
         return None
     comp = _composite(frame, ["case_id", factor])
@@ -55,7 +54,7 @@ def _ng2(frame: pd.DataFrame, factor: str, term: Mapping[str, Any]) -> float | N
     with np.errstate(all="ignore"):
         ss_cases = float(k * ((wide.mean(axis=1) - wide.to_numpy().mean()) ** 2).sum())
     total = ss + ss_cases + ss_err
-    return _num(ss / total) if total > 0 and math.isfinite(total) else None
+    return run_number(ss / total) if total > 0 and math.isfinite(total) else None
 
 
 def _anova_block(anova: Mapping[str, Any], frame: pd.DataFrame) -> dict[str, Any]:
@@ -74,29 +73,29 @@ def _anova_block(anova: Mapping[str, Any], frame: pd.DataFrame) -> dict[str, Any
     if len(factors) == 1 and factors[0] in terms:
         f = factors[0]
         t = terms[f]
-        return {**common, "factor": f, "f_statistic": _num(t.get("F")),
-                "p_value": _num(t.get("p_adjusted")), "p_value_raw": _num(t.get("p_raw")),
-                "p_uncorrected": _num(t.get("p_uncorrected")),
-                "p_adjusted": _num(t.get("p_adjusted")), "significant": bool(t.get("significant")),
-                "details": [{"Source": f, "F": _num(t.get("F")), "ddof1": t.get("df_num"),
+        return {**common, "factor": f, "f_statistic": run_number(t.get("F")),
+                "p_value": run_number(t.get("p_adjusted")), "p_value_raw": run_number(t.get("p_raw")),
+                "p_uncorrected": run_number(t.get("p_uncorrected")),
+                "p_adjusted": run_number(t.get("p_adjusted")), "significant": bool(t.get("significant")),
+                "details": [{"Source": f, "F": run_number(t.get("F")), "ddof1": t.get("df_num"),
                              "ddof2": t.get("df_den"), "ng2": _ng2(frame, f, t),
                              "eps": t.get("gg_epsilon")}],
                 "excluded_terms": excluded}
     return {**common, "factors": factors,
             # its consumers show `p_values` beside `significant`: the adjusted p, on which
             # the verdict is decided (raw p under `p_values_raw`)
-            "p_values": {name: _num(t.get("p_adjusted")) for name, t in terms.items()},
-            "p_values_raw": {name: _num(t.get("p_raw")) for name, t in terms.items()},
-            "p_adjusted": {name: _num(t.get("p_adjusted")) for name, t in terms.items()},
+            "p_values": {name: run_number(t.get("p_adjusted")) for name, t in terms.items()},
+            "p_values_raw": {name: run_number(t.get("p_raw")) for name, t in terms.items()},
+            "p_adjusted": {name: run_number(t.get("p_adjusted")) for name, t in terms.items()},
             "significant": {name: bool(t.get("significant")) for name, t in terms.items()},
-            "f_statistics": {name: _num(t.get("F")) for name, t in terms.items()},
+            "f_statistics": {name: run_number(t.get("F")) for name, t in terms.items()},
             "excluded_terms": excluded}
 
 
 def _pareto(summaries: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Conditions no other beats on both cost (lower) and mean (higher); all when a cost
     or mean is missing (no cost axis)."""
-    if not summaries or any(_num(s.get("cost")) is None or _num(s.get("mean")) is None
+    if not summaries or any(run_number(s.get("cost")) is None or run_number(s.get("mean")) is None
                             for s in summaries):
         return summaries
     front = [s for s in summaries
@@ -161,11 +160,11 @@ def aeh_fields(anova: Mapping[str, Any], frame: pd.DataFrame) -> dict[str, Any]:
         n = len(values)
         s["n_rows"] = n
         with np.errstate(all="ignore"):  # huge values: a non-finite spread is null
-            s["std"] = _num(float(np.std(values, ddof=1))) if n > 1 else (0.0 if n else None)
-        s["min"] = _num(float(values.min())) if n else None
-        s["max"] = _num(float(values.max())) if n else None
+            s["std"] = run_number(float(np.std(values, ddof=1))) if n > 1 else (0.0 if n else None)
+        s["min"] = run_number(float(values.min())) if n else None
+        s["max"] = run_number(float(values.max())) if n else None
         costs = run_cost.get(str(s.get("condition_id")))
-        if costs and _num(sum(costs)) is not None:
+        if costs and run_number(sum(costs)) is not None:
             s["cost"] = sum(costs) / len(costs)
         summaries.append(s)
     out["condition_summaries"] = summaries

@@ -18,7 +18,6 @@ missing fact (None), never an error.
 
 from __future__ import annotations
 
-import math
 import os
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
@@ -35,6 +34,7 @@ from eval_harness.analysis.aeh_import import (
     run_dict,
 )
 from eval_harness.analysis.browse import JudgeView
+from eval_harness.numbers import run_number
 from eval_harness.store.confine import open_run_file
 
 MAX_TEXT = 200_000  # characters of a log shown as the answer
@@ -74,10 +74,6 @@ def read_run(path: str | os.PathLike[str]) -> AehRun:
     return AehRun(Path(path), run["run_id"], run["condition_id"], dict(run["levels"]),
                   run["cost_usd"], [str(c) for c in (summary.get("per_case") or {})])
 
-
-def _finite(x: Any) -> float | None:
-    return float(x) if isinstance(x, (int, float)) and not isinstance(x, bool) \
-        and math.isfinite(x) else None
 
 
 def _text(path: Path) -> str | None:
@@ -151,6 +147,6 @@ def _case(run_dir: Path, case_id: str, raw: Any, rule: AehRule,
         except yaml.YAMLError:
             inp = raw_input
     return AehCase(case_id=case_id, status="errored" if rec.get("composite_errored") else "ok",
-                   composite=rec.get("composite"), judges=judges, latency_s=_finite(latency),
-                   cost_usd=_finite(cost), tokens=_finite(tokens),
+                   composite=rec.get("composite"), judges=judges, latency_s=run_number(latency),
+                   cost_usd=run_number(cost), tokens=run_number(tokens),
                    output=_text(case_dir / "stdout.log"), input=inp)

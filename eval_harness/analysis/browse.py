@@ -5,7 +5,6 @@ condition.json, cases/*/record.json, input.json, outputs.json); never the runner
 
 from __future__ import annotations
 
-import math
 import os
 from collections import Counter
 from collections.abc import Sequence
@@ -15,6 +14,7 @@ from typing import Any
 
 from eval_harness.analysis.discover import find_run_dirs
 from eval_harness.errors import UsageError
+from eval_harness.numbers import run_number
 from eval_harness.store.atomic import read_json
 
 
@@ -64,12 +64,6 @@ def _obj(value: Any) -> dict[str, Any]:
     files of any shape are shown, never a crash)."""
     return value if isinstance(value, dict) else {}
 
-
-def _num(value: Any) -> float | None:
-    """A finite number from run data, else None."""
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        return None
-    return float(value) if math.isfinite(value) else None
 
 
 def _text(value: Any) -> str | None:
@@ -199,8 +193,8 @@ def sample(run: RunInfo, case_id: str) -> SampleView | None:
     return SampleView(
         run=run, case_id=case_id, status=str(record.get("status", "ok")),
         reason=_text(record.get("reason")), input=read_json(case / "input.json"),
-        output=_output(outputs), latency_s=_num(record.get("latency_s")),
-        cost_usd=_num(record.get("cost_usd")), composite=_num(record.get("composite")),
+        output=_output(outputs), latency_s=run_number(record.get("latency_s")),
+        cost_usd=run_number(record.get("cost_usd")), composite=run_number(record.get("composite")),
         judges=judges,
     )
 
@@ -211,7 +205,7 @@ def _value(value: Any) -> Any:
     if isinstance(value, (bool, str)) or value is None:
         return value
     if isinstance(value, (int, float)):
-        return value if _num(value) is not None else f"unusable ({value!r})"
+        return value if run_number(value) is not None else f"unusable ({value!r})"
     return f"unusable ({type(value).__name__})"
 
 

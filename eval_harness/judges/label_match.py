@@ -24,6 +24,7 @@ from typing import Any
 
 import pandas as pd
 
+from eval_harness.numbers import run_number
 from eval_harness.store.labels import LabelKey, LabelRow
 
 Cells = tuple[int, int, int, int]  # tp, fn, fp, tn (calibration.py's order)
@@ -71,7 +72,7 @@ def judge_scales(frame: pd.DataFrame, judges: set[str]) -> dict[str, tuple[float
     sub = sub[sub["kind"].astype(str) == "numeric"]
     for judge, g in sub.groupby(sub["judge"].astype(str), observed=True):
         pts = {(float(v), float(n)) for v, n in zip(g["value"], g["normalized"], strict=True)
-               if _finite(v) and _finite(n)}
+               if run_number(v) is not None and run_number(n) is not None}
         by_value = dict(sorted(pts))
         if len(by_value) >= 2:
             (v0, n0), (v1, n1) = min(by_value.items()), max(by_value.items())
@@ -79,9 +80,6 @@ def judge_scales(frame: pd.DataFrame, judges: set[str]) -> dict[str, tuple[float
             out[str(judge)] = (a, n0 - a * v0)
     return out
 
-
-def _finite(x: Any) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(float(x))
 
 
 def judge_passes(v: StoredVerdict, pass_mark: float) -> bool | None:

@@ -22,7 +22,6 @@ Metric and param names are cleaned to what MLflow accepts (letters, digits, ``_-
 
 from __future__ import annotations
 
-import math
 import os
 import re
 from collections.abc import Mapping
@@ -30,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from eval_harness.errors import UsageError
+from eval_harness.numbers import as_finite
 
 HINT = "pip install 'factorial-eval-harness[mlflow]' (or remove the mlflow: block)"
 _ARTIFACTS = ("anova.json", "comparisons.json", "comparisons.cases.jsonl", "report.html",
@@ -59,13 +59,6 @@ def tracking_uri(block: Any, environ: Mapping[str, str] | None = None) -> str:
 def _key(text: str) -> str:
     return re.sub(r"[^A-Za-z0-9_\-. /]", "_", text)[:250] or "_"
 
-
-def _finite(value: Any) -> float | None:
-    try:
-        number = float(value)
-    except (TypeError, ValueError):
-        return None
-    return number if math.isfinite(number) else None
 
 
 def condition_metrics(rows: Any) -> dict[str, float]:
@@ -122,7 +115,7 @@ def log_analysis(block: Any, eval_name: str, anova: Mapping[str, Any], frame: An
             if value is not None:
                 client.log_param(pid, key, str(value))
         for term, row in (anova.get("terms") or {}).items():
-            p = _finite((row or {}).get("p_adjusted"))
+            p = as_finite((row or {}).get("p_adjusted"))
             if p is not None:
                 client.log_metric(pid, _key(f"p_adjusted.{term}"), p)
         for name in _ARTIFACTS:

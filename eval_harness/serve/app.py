@@ -90,7 +90,7 @@ class Dashboard:
 
 
 def _num(x: Any, digits: int = 3) -> str:
-    f = views.finite(x)
+    f = views.as_finite(x)
     return "—" if f is None else f"{f:.{digits}g}"
 
 

@@ -10,12 +10,12 @@ tidy frame. Reads ~4 small files per run: ~50 ms for 48 runs.
 
 from __future__ import annotations
 
-import math
 import os
 from dataclasses import dataclass, field
 from typing import Any
 
 from eval_harness.analysis.browse import JudgeView, RunInfo, sample
+from eval_harness.numbers import as_finite
 from eval_harness.serve.evaldata import EvalData, RunMeta
 from eval_harness.store.atomic import read_json
 from eval_harness.store.confine import open_run_file
@@ -75,13 +75,6 @@ def _native(run: RunMeta, case_id: str) -> Attempt | None:
                    stderr=_head(os.path.join(folder, "stderr.log")))
 
 
-def _num(x: Any) -> float | None:
-    try:
-        f = float(x)
-    except (TypeError, ValueError):
-        return None
-    return f if math.isfinite(f) else None
-
 
 def _from_frame(data: EvalData, run: RunMeta, case_id: str) -> Attempt | None:
     f = data.frame
@@ -93,9 +86,9 @@ def _from_frame(data: EvalData, run: RunMeta, case_id: str) -> Attempt | None:
     comp = rows[rows["judge"].astype(str) == "composite"]
     first = rows.iloc[0]
     return Attempt(run=run, status=str(first["case_status"]), reason=None, output=None,
-                   input=None, latency_s=_num(first["latency_s"]), cost_usd=_num(first["cost_usd"]),
+                   input=None, latency_s=as_finite(first["latency_s"]), cost_usd=as_finite(first["cost_usd"]),
                    tokens=None, tool_calls=None,
-                   composite=_num(comp.iloc[0]["value"]) if len(comp) else None, judges=judges)
+                   composite=as_finite(comp.iloc[0]["value"]) if len(comp) else None, judges=judges)
 
 
 def case_attempts(data: EvalData, case_id: str) -> dict[str, list[Attempt]]:

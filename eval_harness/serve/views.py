@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from eval_harness.numbers import as_finite
 from eval_harness.serve.evaldata import EvalData
 
 PAGE_SIZE = 50
@@ -24,14 +25,6 @@ MAX_COMPARE_CACHE = 8
 class NotFound(LookupError):
     """A URL parameter that names nothing in this eval (404)."""
 
-
-def finite(x: Any) -> float | None:
-    """``x`` as a finite float, else None (templates show None as a dash)."""
-    try:
-        f = float(x)
-    except (TypeError, ValueError):
-        return None
-    return f if math.isfinite(f) else None
 
 
 def page_of(items: list[Any], page: int, size: int = PAGE_SIZE) -> tuple[list[Any], dict[str, int]]:
@@ -116,7 +109,7 @@ def case_grid(data: EvalData, flt: GridFilter) -> dict[str, Any]:
         cells = []
         for cid in cids:
             verdict = grid.at[case, cid] if case in grid.index else None
-            value = finite(values.at[case, cid]) if values is not None and case in values.index else None
+            value = as_finite(values.at[case, cid]) if values is not None and case in values.index else None
             cells.append({"verdict": verdict if isinstance(verdict, str) else "missing",
                           "value": value})
         rows.append({"case_id": case, "cells": cells})
@@ -136,7 +129,7 @@ def leaderboard(data: EvalData) -> dict[str, Any] | None:
     if not board:
         return None
     tied = [r for r in board["rows"] if r.get("indistinguishable_from_best")]
-    priced = [r for r in tied if finite(r.get("cost_usd")) is not None]
+    priced = [r for r in tied if as_finite(r.get("cost_usd")) is not None]
     cheapest = min(priced, key=lambda r: r["cost_usd"]) if priced else None
     return {**board, "cheapest_tied": cheapest, "n_tied": len(tied)}
 
@@ -215,9 +208,9 @@ def compare(data: EvalData, params: dict[str, str], baselines: list[Path]) -> di
     if category:
         rows = [r for r in rows if r["category"] == category]
     if sort == "diff":
-        rows = sorted(rows, key=lambda r: finite(r.get("pass_rate_diff")) or 0.0)
+        rows = sorted(rows, key=lambda r: as_finite(r.get("pass_rate_diff")) or 0.0)
     elif sort == "composite":
-        rows = sorted(rows, key=lambda r: finite(r.get("composite_diff")) or 0.0)
+        rows = sorted(rows, key=lambda r: as_finite(r.get("composite_diff")) or 0.0)
     shown, pager = page_of(rows, page)
     labels = condition_labels(data)
     return {"a": a, "b": b, "a_label": labels[a] if path is None else f"baseline {path.name}",
@@ -243,7 +236,7 @@ def trends(data: EvalData, baselines: list[Path]) -> dict[str, Any]:
             continue
         points.append({"when": meta.finished_at or meta.started_at or "", "source": str(run_id),
                        "condition_id": meta.condition_id, "replication": meta.replication,
-                       "pass_rate": finite(row["pass_rate"]), "composite": finite(row["composite"])})
+                       "pass_rate": as_finite(row["pass_rate"]), "composite": as_finite(row["composite"])})
     for path in baselines:
         try:
             frame = load_baseline(path)
@@ -258,8 +251,8 @@ def trends(data: EvalData, baselines: list[Path]) -> dict[str, Any]:
         bs = bs[~bs["errored"]]
         for cid, g in bs.groupby(bs["condition_id"].astype(str)):
             points.append({"when": when, "source": f"baseline {path.name}", "condition_id": cid,
-                           "replication": 0, "pass_rate": finite(g["passed"].mean()),
-                           "composite": finite(g["composite"].mean())})
+                           "replication": 0, "pass_rate": as_finite(g["passed"].mean()),
+                           "composite": as_finite(g["composite"].mean())})
     points.sort(key=lambda p: (p["when"], p["source"]))
     series: dict[str, list[dict[str, Any]]] = {}
     for p in points:

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import itertools
 import json
-import math
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from eval_harness.matrix.estimate import History
+from eval_harness.numbers import run_number
 
 SAMPLE_LIMIT = 2000
 
@@ -34,11 +34,6 @@ class Earlier:
     by_judge: dict[str, TokenMeans] = field(default_factory=dict)
 
 
-def _num(value: Any) -> float | None:
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
-        return float(value)
-    return None
-
 
 def _mean(values: list[float]) -> float | None:
     return sum(values) / len(values) if values else None
@@ -50,7 +45,7 @@ class _Tokens:
         self.out: list[float] = []
 
     def add(self, rec: dict[str, Any]) -> None:
-        tin, tout = _num(rec.get("input_tokens")), _num(rec.get("output_tokens"))
+        tin, tout = run_number(rec.get("input_tokens")), run_number(rec.get("output_tokens"))
         if tin is not None and tout is not None:
             self.inp.append(tin)
             self.out.append(tout)
@@ -76,7 +71,7 @@ def scan_earlier(eval_dir: Path, limit: int = SAMPLE_LIMIT) -> Earlier:
         if not isinstance(rec, dict):
             continue
         n += 1
-        cost, latency = _num(rec.get("cost_usd")), _num(rec.get("latency_s"))
+        cost, latency = run_number(rec.get("cost_usd")), run_number(rec.get("latency_s"))
         if cost is not None:
             costs.append(cost)
         if latency is not None:
