@@ -5,6 +5,16 @@ ended by that group's id, and nothing else), with its own temporary folder and f
 (other Ray users on the machine are left alone), authentication off (a shared home's
 ``~/.ray/auth_token`` may be rewritten by another cluster), and 2 CPUs: two cells run at
 once, as on two workers.
+
+Loopback only: every process of the cluster listens on 127.0.0.1 and nothing on the
+machine's network address. Ray rewrites a ``127.0.0.1`` node or GCS address to the address
+of the default route's interface (``resolve_ip_for_localhost``) unless
+``RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0`` (then a node's address is 127.0.0.1), and reads that
+variable once, when ``ray`` is imported. So :data:`ENV` must be in a driver's environment
+before it imports ``ray``; a driver that imported it earlier would send
+``127.0.0.1:<port>`` to ``<eth0>:<port>``, where nothing listens, and Ray ends it with
+``SystemExit(15)`` after minutes of GCS connect timeouts. :func:`use_loopback` sets it
+and refuses a process where that already happened.
 """
 
 from __future__ import annotations
@@ -21,8 +31,24 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-#: the variables a driver needs to join the cluster (tests set them on the driver too)
-ENV = {"RAY_AUTH_MODE": "disabled", "RAY_USAGE_STATS_ENABLED": "0"}
+#: the variables a driver needs to join the cluster (set before ``import ray``: see above)
+ENV = {"RAY_AUTH_MODE": "disabled", "RAY_USAGE_STATS_ENABLED": "0",
+       "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER": "0"}
+LOOPBACK = "127.0.0.1"
+
+
+def use_loopback() -> None:
+    """Put :data:`ENV` in this process's environment (its drivers and their children);
+    RuntimeError where ``ray`` was imported before with nodes on another address."""
+    os.environ.update(ENV)
+    if "ray" in sys.modules:
+        import ray.util
+
+        found = ray.util.get_node_ip_address()
+        if found != LOOPBACK:
+            raise RuntimeError(f"ray was imported before bench/ray_cluster.ENV was set: its "
+                               f"nodes are on {found}, the cluster on {LOOPBACK} only; "
+                               "call use_loopback() before importing ray")
 
 
 def _free_ports(n: int) -> list[int]:
@@ -30,7 +56,7 @@ def _free_ports(n: int) -> list[int]:
     with contextlib.ExitStack() as stack:
         socks = [stack.enter_context(socket.socket()) for _ in range(n)]
         for s in socks:
-            s.bind(("127.0.0.1", 0))
+            s.bind((LOOPBACK, 0))
         return [int(s.getsockname()[1]) for s in socks]
 
 
@@ -50,12 +76,12 @@ def local_cluster(num_cpus: int = 2, start_timeout: float = 180.0) -> Iterator[s
     ports = {flag: str(p) for flag, p in zip(flags, others, strict=True)}
     argv = [_ray_cli(), "start", "--head", "--block", "--port", str(port),
             "--num-cpus", str(num_cpus), "--include-dashboard=false",
-            "--disable-usage-stats", "--temp-dir", temp,
+            "--disable-usage-stats", "--temp-dir", temp, "--node-ip-address", LOOPBACK,
             *[x for flag, value in ports.items() for x in (flag, value)]]
     log = open(os.path.join(temp, "ray-start.log"), "wb")  # noqa: SIM115 - closed below
     proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT,
                             env={**os.environ, **ENV}, start_new_session=True)
-    address = f"127.0.0.1:{port}"
+    address = f"{LOOPBACK}:{port}"
     try:
         deadline = time.monotonic() + start_timeout
         while True:

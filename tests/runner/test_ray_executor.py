@@ -11,6 +11,7 @@ import json
 import os
 import random
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -27,24 +28,18 @@ from eval_harness.runner.engine import EngineOptions, execute
 from tests.conftest import run_cli
 from tests.runner.runner_helpers import REPO
 
-pytest.importorskip("ray")  # the `ray` extra; .ci/run installs it, so CI never skips
 sys.path.insert(0, str(REPO / "bench"))
-from ray_cluster import ENV, local_cluster
+from ray_cluster import ENV, LOOPBACK, local_cluster, use_loopback
+
+# this process is a driver too, and Ray reads the loopback switch when it is imported
+use_loopback()
+pytest.importorskip("ray")  # the `ray` extra; .ci/run installs it, so CI never skips
 
 
 @pytest.fixture(scope="module")
 def cluster() -> Iterator[str]:
-    saved = {k: os.environ.get(k) for k in ENV}
-    os.environ.update(ENV)  # this process is a driver too
-    try:
-        with local_cluster(num_cpus=2) as address:
-            yield address
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
+    with local_cluster(num_cpus=2) as address:
+        yield address
 
 
 def _eval(root: Path, cases: int, command: str, factors: dict | None = None,
@@ -182,3 +177,25 @@ def test_python_function_runs_on_a_worker_from_the_shipped_folder(cluster: str,
         q, parent, cwd = json.loads(path.read_text())["output"].split(" ", 2)
         assert q.startswith("q") and int(parent) != os.getpid()  # not this driver
         assert Path(cwd).resolve() != root.resolve()  # the worker's copy of the folder
+
+
+def test_cluster_and_drivers_stay_on_loopback(cluster: str) -> None:
+    import psutil  # a dependency of ray
+    import ray
+
+    ray.init(address=cluster)
+    try:
+        nodes = [n for n in ray.nodes() if n["Alive"]]
+        here = ray.util.get_node_ip_address()
+    finally:
+        ray.shutdown()
+    assert here == LOOPBACK and {n["NodeManagerAddress"] for n in nodes} == {LOOPBACK}
+    ports = [int(cluster.rsplit(":", 1)[1])] + [
+        n[key] for n in nodes for key in ("NodeManagerPort", "ObjectManagerPort")]
+    others = [a.address for addrs in psutil.net_if_addrs().values() for a in addrs
+              if a.family == socket.AF_INET and not a.address.startswith("127.")]
+    for port in ports:
+        socket.create_connection((LOOPBACK, port), timeout=10).close()
+        for address in others:  # nothing of the cluster answers on the machine's network
+            with pytest.raises(OSError):
+                socket.create_connection((address, port), timeout=10).close()
