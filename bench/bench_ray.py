@@ -7,20 +7,20 @@ many cells run at once) against the local executor at ``--concurrency`` = parall
 Both run the same matrix of ``--cells`` cells of a trivial cli agent (``--agent echo``:
 ``/bin/echo answer-<case>``; ``--agent python``: a one-line ``python -S``), each into a
 fresh runs directory, writing the full run-directory layout. The Ray
-side keeps ``--in-flight`` tasks submitted (queued at the raylet, so a worker never waits
-for the driver), which is how it is meant to be run. The driver's connect, the
+side keeps ``--in-flight`` cells submitted (``--concurrency``; they travel in batches, and
+a task waits at the raylet for each worker, so a worker never waits for the driver), which
+is how it is meant to be run. The driver's connect, the
 working_dir upload and the workers' start-up (an 8-cell warm-up run) are timed separately:
 paid once per job, not per cell. Prints cells/s
 of both and the ratio ray/local (target >= 0.7).
 
-    python bench/bench_ray.py [--cells 2000] [--parallelism 2] [--in-flight 8] [--repeat 2]
+    python bench/bench_ray.py [--cells 2000] [--parallelism 2] [--in-flight 32] [--repeat 2]
                               [--agent echo|python]
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import shutil
 import sys
 import tempfile
@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import yaml
-from ray_cluster import ENV, local_cluster
+from ray_cluster import local_cluster, use_loopback
 
 from eval_harness.matrix.experiment import prepare
 from eval_harness.runner.engine import EngineOptions, execute
@@ -68,21 +68,25 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--cells", type=int, default=2000)
     ap.add_argument("--parallelism", type=int, default=2)
-    ap.add_argument("--in-flight", type=int, default=8)
+    ap.add_argument("--in-flight", type=int, default=32,
+                    help="the Ray side's --concurrency: cells in flight (default 32, 16 per "
+                    "CPU: cells travel in batches of about in-flight / (2 x CPUs))")
     ap.add_argument("--repeat", type=int, default=2)
     ap.add_argument("--agent", choices=sorted(AGENTS), default="echo",
                     help="echo (~2 ms a cell: the per-cell overhead shows most) or python")
     args = ap.parse_args()
-    os.environ.update(ENV)
+    use_loopback()  # before ray is imported (bench/ray_cluster.py)
     work = Path(tempfile.mkdtemp(prefix="bench_ray_"))
     try:
         config = write_config(work, args.cells, args.agent)
-        with local_cluster(num_cpus=args.parallelism) as address:
+        scratch = work / "worker-tmp"  # the workers' TMPDIR: their scratch folders
+        scratch.mkdir()
+        with local_cluster(num_cpus=args.parallelism, worker_tmp=scratch) as address:
             import ray
 
             start = time.perf_counter()
             ray.init(address=address, runtime_env={"working_dir": str(work),
-                                                   "excludes": ["/runs-*/"]})
+                                                   "excludes": ["/runs-*/", "/worker-tmp/"]})
             # the first tasks wait for Ray to start worker processes (once per job)
             warm = write_config(work / "warm" if (work / "warm").mkdir() is None else work, 8)
             run_once(warm, work / "runs-warm", concurrency=args.in_flight, executor="ray",
@@ -105,6 +109,8 @@ def main() -> None:
         print(f"ray executor:          {args.cells / best_ray:8.1f} cells/s "
               f"(best of {args.repeat}: {best_ray:.2f} s; connect, working_dir and "
               f"worker start-up {connect:.2f} s, once per job)")
+        left = len(list(scratch.glob("eh-cell-*")))
+        print(f"scratch folders the workers left: {left}")
         ratio = best_local / best_ray
         print(f"ratio ray/local: {ratio:.2f} (target >= 0.7) "
               f"{'OK' if ratio >= 0.7 else 'BELOW TARGET'}")

@@ -66,8 +66,10 @@ def _ray_cli() -> str:
 
 
 @contextlib.contextmanager
-def local_cluster(num_cpus: int = 2, start_timeout: float = 180.0) -> Iterator[str]:
-    """Start the cluster; yield its address (``127.0.0.1:<port>``); stop it."""
+def local_cluster(num_cpus: int = 2, start_timeout: float = 180.0,
+                  worker_tmp: str | os.PathLike[str] | None = None) -> Iterator[str]:
+    """Start the cluster; yield its address (``127.0.0.1:<port>``); stop it.
+    ``worker_tmp``: the workers' temporary folder (``TMPDIR``), else the system's."""
     temp = tempfile.mkdtemp(prefix="ehray-", dir="/tmp")  # short: unix socket paths
     flags = ("--dashboard-port", "--dashboard-agent-listen-port", "--dashboard-agent-grpc-port",
              "--runtime-env-agent-port", "--metrics-export-port", "--node-manager-port",
@@ -78,9 +80,10 @@ def local_cluster(num_cpus: int = 2, start_timeout: float = 180.0) -> Iterator[s
             "--num-cpus", str(num_cpus), "--include-dashboard=false",
             "--disable-usage-stats", "--temp-dir", temp, "--node-ip-address", LOOPBACK,
             *[x for flag, value in ports.items() for x in (flag, value)]]
+    tmp = {"TMPDIR": os.fspath(worker_tmp)} if worker_tmp is not None else {}
     log = open(os.path.join(temp, "ray-start.log"), "wb")  # noqa: SIM115 - closed below
     proc = subprocess.Popen(argv, stdout=log, stderr=subprocess.STDOUT,
-                            env={**os.environ, **ENV}, start_new_session=True)
+                            env={**os.environ, **ENV, **tmp}, start_new_session=True)
     address = f"{LOOPBACK}:{port}"
     try:
         deadline = time.monotonic() + start_timeout

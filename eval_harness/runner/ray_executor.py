@@ -29,7 +29,6 @@ worker stops the agent's processes) and records nothing for them.
 
 from __future__ import annotations
 
-import atexit
 import contextlib
 import dataclasses
 import os
@@ -55,7 +54,7 @@ TASK_MAX_RETRIES = 3
 #: seconds between checks for a cancel while waiting on a task
 POLL_S = 1.0
 #: cells grouped into one task at most, and how long a busy cluster waits to group them
-MAX_BATCH = 8
+MAX_BATCH = 32
 LINGER_S = 0.004
 #: staged dataset case folder: larger is refused (put big inputs in the config folder)
 MAX_STAGED_BYTES = 64 * 1024 * 1024
@@ -126,31 +125,63 @@ def _collect(root: Path) -> dict[str, bytes]:
 # --- worker side ---------------------------------------------------------------------
 _WORKER_RUNNERS: dict[str, tuple[Runner, EvalConfig]] = {}
 _WORKER_LOCK = threading.Lock()
+#: this worker process's scratch folders: ``eh-cell-<pid>-<random>`` in its temp folder
+_SCRATCH_PREFIX = "eh-cell-"
 
 
-def _worker_runner(key: str, boxed: list[Any]) -> tuple[Runner, EvalConfig]:
-    """The worker process's runner for a config (built on its first cell)."""
+def _worker_runner(key: str, config: Any) -> tuple[Runner, EvalConfig]:
+    """The worker process's runner for a config (built on its first cell; ``config`` is
+    the EvalConfig or the ObjectRef it was put under)."""
     with _WORKER_LOCK:
         found = _WORKER_RUNNERS.get(key)
         if found is None:
-            import ray
+            if not isinstance(config, EvalConfig):
+                import ray
 
-            config = boxed[0] if isinstance(boxed[0], EvalConfig) else ray.get(boxed[0])
+                config = ray.get(config)
             found = _WORKER_RUNNERS[key] = (build_runner(config), config)
         return found
 
 
-_SCRATCH = threading.local()
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process
+        return True
+    return True
 
 
-def _scratch(name: str) -> Path:
-    """An empty folder ``name`` in this worker thread's scratch folder. Reused, emptied
-    file by file: removing a folder costs ~5 ms on ext4 here, as long as a trivial cell."""
-    root = getattr(_SCRATCH, "root", None)
-    if root is None:
-        root = _SCRATCH.root = Path(tempfile.mkdtemp(prefix="eh-cell-"))
-        atexit.register(shutil.rmtree, root, True)
-    folder = root / name
+def _sweep_dead(base: str) -> None:
+    """Remove the scratch folders of worker processes that no longer exist (killed
+    mid-task: SIGKILL runs no cleanup). A folder whose pid is alive again is left."""
+    with contextlib.suppress(OSError), os.scandir(base) as entries:
+        for entry in entries:
+            pid = entry.name[len(_SCRATCH_PREFIX):].split("-", 1)[0]
+            if (entry.name.startswith(_SCRATCH_PREFIX) and pid.isdigit()
+                    and int(pid) != os.getpid() and not _alive(int(pid))):
+                shutil.rmtree(entry.path, ignore_errors=True)
+
+
+@contextmanager
+def _task_scratch() -> Iterator[Path]:
+    """A private scratch folder for one task, removed when the task ends (a Ray worker
+    is ended without running atexit hooks, so nothing may wait for the process to exit).
+    Each task first removes what killed workers left (:func:`_sweep_dead`: one scandir of
+    the temp folder, shared by the cells of the batch)."""
+    base = tempfile.gettempdir()
+    _sweep_dead(base)
+    root = tempfile.mkdtemp(prefix=f"{_SCRATCH_PREFIX}{os.getpid()}-", dir=base)
+    try:
+        yield Path(root)
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def _empty(folder: Path) -> Path:
+    """``folder``, emptied file by file where it exists: the cells of a task reuse one
+    case folder (removing a folder costs as long as a trivial cell on a loaded disk)."""
     if folder.is_dir():
         for entry in os.scandir(folder):
             if entry.is_dir(follow_symlinks=False):
@@ -160,17 +191,18 @@ def _scratch(name: str) -> Path:
     return folder
 
 
-def _run_cell(key: str, boxed: list[Any], fields: dict[str, Any], config_dir: str,
-              case_files: dict[str, bytes] | None) -> tuple[RunResult, dict[str, bytes]]:
-    """One attempt of one cell, in this worker's private scratch case folder."""
+def _run_cell(scratch: Path, config_ref: Any, key: str, fields: dict[str, Any],
+              config_dir: str, case_files: dict[str, bytes] | None
+              ) -> tuple[RunResult, dict[str, bytes]]:
+    """One attempt of one cell, in the task's scratch case folder."""
     from eval_harness.store.writer import begin_case
 
-    runner, config = _worker_runner(key, boxed)
-    case_dir = _scratch("case")
+    runner, config = _worker_runner(key, config_ref)
+    case_dir = _empty(scratch / "case")
     begin_case(case_dir, fields["input"])
     staged = None
     if case_files is not None:
-        staged = _scratch("case-files")
+        staged = _empty(scratch / "case-files")
         staged.mkdir(exist_ok=True)
         _lay_out(staged, case_files)
     here = RunRequest(**fields, config=config, case_dir=case_dir, case_files=staged,
@@ -183,81 +215,113 @@ def _run_cell(key: str, boxed: list[Any], fields: dict[str, Any], config_dir: st
     return result, _collect(case_dir)
 
 
-def _run_cells(batch: list[tuple[Any, ...]]) -> list[tuple[RunResult, dict[str, bytes]]]:
-    """The Ray task: the cells of one batch, one after the other (see :class:`_Batcher`)."""
+def _run_cells(configs: dict[str, Any], cells: list[tuple[Any, ...]]
+               ) -> list[tuple[RunResult, dict[str, bytes]]]:
+    """The Ray task: the cells of one batch, one after the other (see :class:`_Batcher`).
+    ``configs``: each config the batch uses once, by key; a cell is ``(key, request
+    fields, config_dir, case files)``."""
     out = []
-    for args in batch:
-        try:
-            out.append(_run_cell(*args))
-        except Exception as exc:  # a bug in one cell is that cell's result, not the batch's
-            out.append((RunResult(failure="error", reason=f"internal error on the Ray worker: "
-                                  f"{type(exc).__name__}: {exc}"[:300]), {}))
+    with _task_scratch() as scratch:
+        for key, *args in cells:
+            try:
+                out.append(_run_cell(scratch, configs[key], key, *args))
+            except Exception as exc:  # a bug in one cell is that cell's result, not the batch's
+                out.append((RunResult(failure="error", reason=f"internal error on the Ray "
+                                      f"worker: {type(exc).__name__}: {exc}"[:300]), {}))
     return out
 
 
 # --- driver side ---------------------------------------------------------------------
-class _Batcher:
-    """Submits cells as Ray tasks, several to a task when the workers are all busy.
+_Item = tuple[tuple[Any, ...], "Future[Any]"]
 
-    A task costs the driver and the raylet about a millisecond; cells of a few
-    milliseconds would spend as long on that as on the work. So when at least as many
-    tasks are in flight as the cluster has CPUs (a new task would only queue), the cells
-    submitted within :data:`LINGER_S` are grouped, up to :data:`MAX_BATCH`; otherwise a
-    cell goes out at once, alone. A batch is rerun whole if its worker dies; a cancel
-    cancels the batch."""
+
+class _Batcher:
+    """Submits the cells as Ray tasks, many to a task once the workers are busy.
+
+    A task costs the driver, the raylet and the worker a few milliseconds of CPU between
+    them, more than a trivial cell. So at most :attr:`most` tasks are in flight (one
+    running and one waiting per CPU of the cluster: a worker that finishes one starts the
+    next at once), and while that many are, the cells submitted meanwhile wait here and
+    leave together, up to :data:`MAX_BATCH`, when a task is done. Below that, a cell
+    goes out at once (with any others already waiting), and once every CPU has a task,
+    for :data:`LINGER_S` with whatever else arrives. So a batch grows with the cells in
+    flight (``--concurrency``) over the tasks: about concurrency / (2 x CPUs). A batch is
+    rerun whole if its worker dies; a cancel fails what waits here and cancels the tasks.
+    """
 
     def __init__(self, ray: Any, slots: int) -> None:
         self.ray = ray
         self.slots = max(1, slots)
+        self.most = 2 * self.slots
         self.task = ray.remote(max_retries=TASK_MAX_RETRIES, num_cpus=1)(_run_cells)
-        self._queue: queue.SimpleQueue[tuple[tuple[Any, ...], Future[Any]] | None] = (
-            queue.SimpleQueue())
-        self._lock = threading.Lock()
+        self._queue: queue.SimpleQueue[_Item | None] = queue.SimpleQueue()
+        self._done = threading.Condition()  # a task finished, or a cancel
         self._refs: set[Any] = set()
+        self._cancelled = False
         self._thread = threading.Thread(target=self._loop, name="ray-submit", daemon=True)
         self._thread.start()
 
     def submit(self, args: tuple[Any, ...]) -> Future[Any]:
-        """Queue one cell; the future resolves to (RunResult, files) or a Ray error."""
+        """Queue one cell ``(config key, config ref, fields, config_dir, case files)``;
+        the future resolves to (RunResult, files) or a Ray error."""
         future: Future[Any] = Future()
         self._queue.put((args, future))
         return future
 
-    def _gather(self, first: tuple[tuple[Any, ...], Future[Any]]
-                ) -> list[tuple[tuple[Any, ...], Future[Any]]]:
+    def _take(self, batch: list[_Item], timeout: float) -> bool:
+        """Move one waiting cell into ``batch``; False when none came (or closing)."""
+        try:
+            item = self._queue.get(timeout=timeout) if timeout > 0 else self._queue.get_nowait()
+        except queue.Empty:
+            return False
+        if item is None:  # closing: let the loop see it
+            self._queue.put(None)
+            return False
+        batch.append(item)
+        return True
+
+    def _gather(self, first: _Item) -> tuple[list[_Item], bool]:
+        """The next batch, once fewer than :attr:`most` tasks are in flight; and whether
+        the batcher was cancelled meanwhile."""
+        with self._done:
+            while len(self._refs) >= self.most and not self._cancelled:
+                self._done.wait()
+            busy, cancelled = len(self._refs) >= self.slots, self._cancelled
         batch = [first]
-        with self._lock:
-            busy = len(self._refs) >= self.slots
-        deadline = time.monotonic() + (LINGER_S if busy else 0.0)
-        while len(batch) < (MAX_BATCH if busy else 1):
-            try:
-                item = self._queue.get(timeout=max(0.0, deadline - time.monotonic()))
-            except queue.Empty:
+        while len(batch) < MAX_BATCH and self._take(batch, 0.0):
+            pass
+        deadline = time.monotonic() + LINGER_S
+        while busy and len(batch) < MAX_BATCH and (left := deadline - time.monotonic()) > 0:
+            if not self._take(batch, left):
                 break
-            if item is None:  # closing: let the loop see it
-                self._queue.put(None)
-                break
-            batch.append(item)
-        return batch
+        return batch, cancelled
 
     def _loop(self) -> None:
         while (first := self._queue.get()) is not None:
-            batch = self._gather(first)
+            batch, cancelled = self._gather(first)
+            if cancelled:
+                for _, future in batch:
+                    future.set_exception(CancelledError())
+                continue
+            cells, configs = [], {}
+            for (key, config_ref, *rest), _ in batch:
+                configs[key] = config_ref  # once per batch: a ref costs Ray bookkeeping
+                cells.append((key, *rest))
             try:
-                ref = self.task.remote([args for args, _ in batch])
+                ref = self.task.remote(configs, cells)
             except Exception as exc:  # the cluster went away
                 for _, future in batch:
                     future.set_exception(exc)
                 continue
-            with self._lock:
+            with self._done:
                 self._refs.add(ref)
             ref.future().add_done_callback(
                 lambda done, ref=ref, batch=batch: self._resolve(done, ref, batch))
 
-    def _resolve(self, done: Future[Any], ref: Any,
-                 batch: list[tuple[tuple[Any, ...], Future[Any]]]) -> None:
-        with self._lock:
+    def _resolve(self, done: Future[Any], ref: Any, batch: list[_Item]) -> None:
+        with self._done:
             self._refs.discard(ref)
+            self._done.notify_all()
         error = done.exception()
         for i, (_, future) in enumerate(batch):
             if error is not None:
@@ -266,9 +330,17 @@ class _Batcher:
                 future.set_result(done.result()[i])
 
     def cancel_all(self) -> None:
-        """Cancel every task in flight (the worker stops the agent's processes)."""
-        with self._lock:
+        """Fail the cells waiting here and cancel every task in flight (the worker stops
+        the agent's processes); nothing is submitted after."""
+        with self._done:
+            self._cancelled = True
             refs = list(self._refs)
+            self._done.notify_all()
+        waiting: list[_Item] = []
+        while self._take(waiting, 0.0):
+            pass
+        for _, future in waiting:
+            future.set_exception(CancelledError())
         for ref in refs:
             with contextlib.suppress(Exception):  # already finished, or the cluster is gone
                 self.ray.cancel(ref)
@@ -286,7 +358,7 @@ class RayCellRunner:
         self.config = config
         self._ex = executor
         self._key = f"{id(config)}-{os.getpid()}"
-        self._boxed = [executor.ray.put(config)]  # in a list: the task resolves it once
+        self._ref = executor.ray.put(config)  # sent inside the batch: a worker gets it once
         self._local: Runner | None = None
         self._cancelled = threading.Event()
 
@@ -302,7 +374,7 @@ class RayCellRunner:
         if self._cancelled.is_set():
             return RunResult(failure="error", reason="cancelled")
         sent = {name: getattr(request, name) for name in _SENT_FIELDS}
-        future = self._ex.batcher.submit((self._key, self._boxed, sent,
+        future = self._ex.batcher.submit((self._key, self._ref, sent,
                                           self._ex.remote_config_dir(request.config_dir),
                                           _stage_dir(request.case_files)))
         try:

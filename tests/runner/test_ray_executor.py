@@ -7,6 +7,7 @@ generous; nothing is timed."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import random
@@ -37,9 +38,19 @@ pytest.importorskip("ray")  # the `ray` extra; .ci/run installs it, so CI never 
 
 
 @pytest.fixture(scope="module")
-def cluster() -> Iterator[str]:
-    with local_cluster(num_cpus=2) as address:
+def worker_tmp(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The cluster workers' TMPDIR, where their scratch folders go (and must not stay)."""
+    return tmp_path_factory.mktemp("ray-worker-tmp")
+
+
+@pytest.fixture(scope="module")
+def cluster(worker_tmp: Path) -> Iterator[str]:
+    with local_cluster(num_cpus=2, worker_tmp=worker_tmp) as address:
         yield address
+
+
+def _scratch_left(worker_tmp: Path) -> list[str]:
+    return sorted(p.name for p in worker_tmp.glob("eh-cell-*"))
 
 
 def _eval(root: Path, cases: int, command: str, factors: dict | None = None,
@@ -64,8 +75,8 @@ def _records(runs: Path) -> Counter[tuple[str, int, str]]:
     return seen
 
 
-def test_2000_cells_driver_sigkill_then_restart_completes_once(cluster: str,
-                                                               tmp_path: Path) -> None:
+def test_2000_cells_driver_sigkill_then_restart_completes_once(
+        cluster: str, worker_tmp: Path, tmp_path: Path) -> None:
     config = _eval(tmp_path / "eval", 500, "/bin/echo answer-{case_id}")
     runs = tmp_path / "runs"
     argv = [sys.executable, str(REPO / "orchestrate.py"), "--config", str(config),
@@ -95,6 +106,8 @@ def test_2000_cells_driver_sigkill_then_restart_completes_once(cluster: str,
     assert f"{len(before)} already complete" in done.stderr  # resumed, not redone
     stdout = next(runs.glob("ray/*/cases/c0007/stdout.log")).read_text()
     assert stdout.strip() == "answer-c0007"  # the worker's log, written by the driver
+    # the workers the SIGKILL ended left their scratch folders; the next run's removed them
+    assert _scratch_left(worker_tmp) == []
 
 
 AGENT = """\
@@ -112,7 +125,7 @@ print("answer-" + case + " cwd=" + os.getcwd())
 
 
 def test_worker_killed_mid_cell_is_rerun_and_code_ships_as_working_dir(
-        cluster: str, tmp_path: Path) -> None:
+        cluster: str, worker_tmp: Path, tmp_path: Path) -> None:
     root = tmp_path / "eval"
     root.mkdir()
     (root / "agent.py").write_text(AGENT)
@@ -145,6 +158,10 @@ def test_worker_killed_mid_cell_is_rerun_and_code_ships_as_working_dir(
         assert output.startswith("answer-c0001 cwd=")
         # the command ran in the worker's copy of the config folder, not in the folder
         assert Path(output.split("cwd=", 1)[1]).resolve() != root.resolve()
+    # the killed worker's scratch folder is removed by a later task (a new run's first)
+    again = execute(prepare(_eval(tmp_path / "again", 1, "/bin/echo hi")), None, EngineOptions(
+        runs_dir=tmp_path / "runs-again", progress="off", executor="ray", ray_address=cluster))
+    assert again.ok == 4 and _scratch_left(worker_tmp) == []
 
 
 def test_without_ray_installed_exit_2_with_the_extra(tmp_path: Path,
@@ -157,8 +174,8 @@ def test_without_ray_installed_exit_2_with_the_extra(tmp_path: Path,
     assert not (tmp_path / "runs" / "ray").exists()  # nothing was run
 
 
-def test_python_function_runs_on_a_worker_from_the_shipped_folder(cluster: str,
-                                                                  tmp_path: Path) -> None:
+def test_python_function_runs_on_a_worker_from_the_shipped_folder(
+        cluster: str, worker_tmp: Path, tmp_path: Path) -> None:
     root = tmp_path / "eval"
     root.mkdir()
     (root / "shipped_fn.py").write_text(
@@ -177,10 +194,23 @@ def test_python_function_runs_on_a_worker_from_the_shipped_folder(cluster: str,
         q, parent, cwd = json.loads(path.read_text())["output"].split(" ", 2)
         assert q.startswith("q") and int(parent) != os.getpid()  # not this driver
         assert Path(cwd).resolve() != root.resolve()  # the worker's copy of the folder
+    assert _scratch_left(worker_tmp) == []  # each task removed its own
+
+
+def _network_addresses() -> set[str]:
+    """This machine's IPv4 addresses other than loopback: the one a connection out would
+    use (what Ray picks; a UDP connect sends nothing) and the host name's."""
+    found = set()
+    with contextlib.suppress(OSError), socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as s:
+        s.connect(("8.8.8.8", 80))
+        found.add(s.getsockname()[0])
+    with contextlib.suppress(OSError):
+        found |= {str(info[4][0]) for info in socket.getaddrinfo(socket.gethostname(), None,
+                                                                 socket.AF_INET)}
+    return {a for a in found if not a.startswith("127.")}
 
 
 def test_cluster_and_drivers_stay_on_loopback(cluster: str) -> None:
-    import psutil  # a dependency of ray
     import ray
 
     ray.init(address=cluster)
@@ -192,10 +222,8 @@ def test_cluster_and_drivers_stay_on_loopback(cluster: str) -> None:
     assert here == LOOPBACK and {n["NodeManagerAddress"] for n in nodes} == {LOOPBACK}
     ports = [int(cluster.rsplit(":", 1)[1])] + [
         n[key] for n in nodes for key in ("NodeManagerPort", "ObjectManagerPort")]
-    others = [a.address for addrs in psutil.net_if_addrs().values() for a in addrs
-              if a.family == socket.AF_INET and not a.address.startswith("127.")]
     for port in ports:
         socket.create_connection((LOOPBACK, port), timeout=10).close()
-        for address in others:  # nothing of the cluster answers on the machine's network
+        for address in _network_addresses():  # nothing of the cluster answers on the machine's network
             with pytest.raises(OSError):
                 socket.create_connection((address, port), timeout=10).close()
