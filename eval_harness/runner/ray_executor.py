@@ -5,16 +5,17 @@ What stays in the driver (the engine, unchanged): the plan and the resume index,
 every file of the run directory (records are written here, from the results the tasks
 return), judges and their cache, progress, fail-fast on quota/auth, retries (one policy,
 :mod:`eval_harness.retrying`: a retry is a new task), and whatever global limits the engine
-applies (spend cap, concurrency). ``--concurrency`` is the number of tasks in flight; the
+applies (spend cap, concurrency). ``--concurrency`` is the number of cells in flight; the
 cluster's CPUs bound how many run at once (one CPU per task).
 
-What a task does (:func:`_run_cells`, on a worker; one cell, or a few when the workers
-are busy, :class:`_Batcher`): for each cell, build the condition's runner (cached per
-config in the worker process), lay out a private scratch case folder with the cell's
-``input.json`` and the dataset case's files (staged into the task: no shared filesystem
-is needed), run the cell, and return the :class:`~eval_harness.runner.base.RunResult` plus
-the files the runner wrote there (``stdout.log``, ``stderr.log``, ``workspace/``,
-``output/``), which the driver writes into the real case folder before the record.
+What a task does (:func:`_run_cells`, on a worker; one cell, or a batch when the workers
+are busy, :class:`~eval_harness.runner.ray_batcher.Batcher`): for each cell, build the condition's runner (cached per
+config in the worker process), lay out a scratch case folder (the task's own, removed
+when it ends, :func:`_task_scratch`) with the cell's ``input.json`` and the dataset
+case's files (staged into the task: no shared filesystem is needed), run the cell, and
+return the :class:`~eval_harness.runner.base.RunResult` plus the files the runner wrote
+there (``stdout.log``, ``stderr.log``, ``workspace/``, ``output/``), which the driver
+writes into the real case folder before the record.
 
 The config's folder (agent scripts, the python runner's module) reaches the workers as
 Ray's ``working_dir`` (uploaded once per job; the runs directory, ``.git``, ``.venv`` and
@@ -32,13 +33,11 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import os
-import queue
 import shutil
 import tempfile
 import threading
-import time
 from collections.abc import Callable, Iterable, Iterator
-from concurrent.futures import CancelledError, Future
+from concurrent.futures import CancelledError
 from concurrent.futures import TimeoutError as FutureTimeout
 from contextlib import contextmanager
 from pathlib import Path
@@ -47,15 +46,13 @@ from typing import Any
 from eval_harness.config.models import EvalConfig
 from eval_harness.errors import UsageError
 from eval_harness.runner.base import Runner, RunRequest, RunResult, build_runner
+from eval_harness.runner.ray_batcher import Batcher
 
 RAY_HINT = "pip install 'factorial-eval-harness[ray]' (on the driver and every worker)"
 #: Ray reruns a task whose worker process or node died this many times
 TASK_MAX_RETRIES = 3
 #: seconds between checks for a cancel while waiting on a task
 POLL_S = 1.0
-#: cells grouped into one task at most, and how long a busy cluster waits to group them
-MAX_BATCH = 32
-LINGER_S = 0.004
 #: staged dataset case folder: larger is refused (put big inputs in the config folder)
 MAX_STAGED_BYTES = 64 * 1024 * 1024
 #: never uploaded as the working_dir (gitignore-style, relative to the config folder)
@@ -217,7 +214,7 @@ def _run_cell(scratch: Path, config_ref: Any, key: str, fields: dict[str, Any],
 
 def _run_cells(configs: dict[str, Any], cells: list[tuple[Any, ...]]
                ) -> list[tuple[RunResult, dict[str, bytes]]]:
-    """The Ray task: the cells of one batch, one after the other (see :class:`_Batcher`).
+    """The Ray task: the cells of one batch, one after the other (see :class:`~eval_harness.runner.ray_batcher.Batcher`).
     ``configs``: each config the batch uses once, by key; a cell is ``(key, request
     fields, config_dir, case files)``."""
     out = []
@@ -232,125 +229,6 @@ def _run_cells(configs: dict[str, Any], cells: list[tuple[Any, ...]]
 
 
 # --- driver side ---------------------------------------------------------------------
-_Item = tuple[tuple[Any, ...], "Future[Any]"]
-
-
-class _Batcher:
-    """Submits the cells as Ray tasks, many to a task once the workers are busy.
-
-    A task costs the driver, the raylet and the worker a few milliseconds of CPU between
-    them, more than a trivial cell. So at most :attr:`most` tasks are in flight (one
-    running and one waiting per CPU of the cluster: a worker that finishes one starts the
-    next at once), and while that many are, the cells submitted meanwhile wait here and
-    leave together, up to :data:`MAX_BATCH`, when a task is done. Below that, a cell
-    goes out at once (with any others already waiting), and once every CPU has a task,
-    for :data:`LINGER_S` with whatever else arrives. So a batch grows with the cells in
-    flight (``--concurrency``) over the tasks: about concurrency / (2 x CPUs). A batch is
-    rerun whole if its worker dies; a cancel fails what waits here and cancels the tasks.
-    """
-
-    def __init__(self, ray: Any, slots: int) -> None:
-        self.ray = ray
-        self.slots = max(1, slots)
-        self.most = 2 * self.slots
-        self.task = ray.remote(max_retries=TASK_MAX_RETRIES, num_cpus=1)(_run_cells)
-        self._queue: queue.SimpleQueue[_Item | None] = queue.SimpleQueue()
-        self._done = threading.Condition()  # a task finished, or a cancel
-        self._refs: set[Any] = set()
-        self._cancelled = False
-        self._thread = threading.Thread(target=self._loop, name="ray-submit", daemon=True)
-        self._thread.start()
-
-    def submit(self, args: tuple[Any, ...]) -> Future[Any]:
-        """Queue one cell ``(config key, config ref, fields, config_dir, case files)``;
-        the future resolves to (RunResult, files) or a Ray error."""
-        future: Future[Any] = Future()
-        self._queue.put((args, future))
-        return future
-
-    def _take(self, batch: list[_Item], timeout: float) -> bool:
-        """Move one waiting cell into ``batch``; False when none came (or closing)."""
-        try:
-            item = self._queue.get(timeout=timeout) if timeout > 0 else self._queue.get_nowait()
-        except queue.Empty:
-            return False
-        if item is None:  # closing: let the loop see it
-            self._queue.put(None)
-            return False
-        batch.append(item)
-        return True
-
-    def _gather(self, first: _Item) -> tuple[list[_Item], bool]:
-        """The next batch, once fewer than :attr:`most` tasks are in flight; and whether
-        the batcher was cancelled meanwhile."""
-        with self._done:
-            while len(self._refs) >= self.most and not self._cancelled:
-                self._done.wait()
-            busy, cancelled = len(self._refs) >= self.slots, self._cancelled
-        batch = [first]
-        while len(batch) < MAX_BATCH and self._take(batch, 0.0):
-            pass
-        deadline = time.monotonic() + LINGER_S
-        while busy and len(batch) < MAX_BATCH and (left := deadline - time.monotonic()) > 0:
-            if not self._take(batch, left):
-                break
-        return batch, cancelled
-
-    def _loop(self) -> None:
-        while (first := self._queue.get()) is not None:
-            batch, cancelled = self._gather(first)
-            if cancelled:
-                for _, future in batch:
-                    future.set_exception(CancelledError())
-                continue
-            cells, configs = [], {}
-            for (key, config_ref, *rest), _ in batch:
-                configs[key] = config_ref  # once per batch: a ref costs Ray bookkeeping
-                cells.append((key, *rest))
-            try:
-                ref = self.task.remote(configs, cells)
-            except Exception as exc:  # the cluster went away
-                for _, future in batch:
-                    future.set_exception(exc)
-                continue
-            with self._done:
-                self._refs.add(ref)
-            ref.future().add_done_callback(
-                lambda done, ref=ref, batch=batch: self._resolve(done, ref, batch))
-
-    def _resolve(self, done: Future[Any], ref: Any, batch: list[_Item]) -> None:
-        with self._done:
-            self._refs.discard(ref)
-            self._done.notify_all()
-        error = done.exception()
-        for i, (_, future) in enumerate(batch):
-            if error is not None:
-                future.set_exception(error)
-            else:
-                future.set_result(done.result()[i])
-
-    def cancel_all(self) -> None:
-        """Fail the cells waiting here and cancel every task in flight (the worker stops
-        the agent's processes); nothing is submitted after."""
-        with self._done:
-            self._cancelled = True
-            refs = list(self._refs)
-            self._done.notify_all()
-        waiting: list[_Item] = []
-        while self._take(waiting, 0.0):
-            pass
-        for _, future in waiting:
-            future.set_exception(CancelledError())
-        for ref in refs:
-            with contextlib.suppress(Exception):  # already finished, or the cluster is gone
-                self.ray.cancel(ref)
-
-    def close(self) -> None:
-        """Stop the submitting thread (after the engine is done with the batcher)."""
-        self._queue.put(None)
-        self._thread.join(timeout=5)
-
-
 class RayCellRunner:
     """A :class:`~eval_harness.runner.base.Runner` whose ``run`` is a Ray task."""
 
@@ -408,7 +286,7 @@ class RayExecutor:
         self.ray = ray
         self.config_dir = config_dir.resolve()
         self.ship_code = ship_code
-        self.batcher = _Batcher(ray, int(ray.cluster_resources().get("CPU", 1)))
+        self.batcher = Batcher(ray, _run_cells, max_retries=TASK_MAX_RETRIES)
 
     def remote_config_dir(self, config_dir: Path) -> str:
         """``{config_dir}`` as a worker sees it: its working_dir when the folder is sent."""

@@ -18,35 +18,18 @@ import sys
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import yaml
+from ray_cluster import ENV, LOOPBACK  # on sys.path: tests/runner/conftest.py
 
 from eval_harness.matrix.experiment import prepare
 from eval_harness.runner.engine import EngineOptions, execute
 from tests.conftest import run_cli
 from tests.runner.runner_helpers import REPO
 
-sys.path.insert(0, str(REPO / "bench"))
-from ray_cluster import ENV, LOOPBACK, local_cluster, use_loopback
-
-# this process is a driver too, and Ray reads the loopback switch when it is imported
-use_loopback()
 pytest.importorskip("ray")  # the `ray` extra; .ci/run installs it, so CI never skips
-
-
-@pytest.fixture(scope="module")
-def worker_tmp(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The cluster workers' TMPDIR, where their scratch folders go (and must not stay)."""
-    return tmp_path_factory.mktemp("ray-worker-tmp")
-
-
-@pytest.fixture(scope="module")
-def cluster(worker_tmp: Path) -> Iterator[str]:
-    with local_cluster(num_cpus=2, worker_tmp=worker_tmp) as address:
-        yield address
 
 
 def _scratch_left(worker_tmp: Path) -> list[str]:
