@@ -21,6 +21,7 @@ of both and the ratio ray/local (target >= 0.7).
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
 import sys
 import tempfile
@@ -111,6 +112,10 @@ def main() -> None:
               f"worker start-up {connect:.2f} s, once per job)")
         left = len(list(scratch.glob("eh-cell-*")))
         print(f"scratch folders the workers left: {left}")
+        pairs = " ".join(f"{a / b:.2f}" for a, b in zip(local_s, ray_s, strict=True))
+        print(f"ratio of each repeat (local and ray back to back): {pairs}")
+        print("load average (1, 5, 15 min) at the end: "
+              + ", ".join(f"{x:.1f}" for x in os.getloadavg()))
         ratio = best_local / best_ray
         print(f"ratio ray/local: {ratio:.2f} (target >= 0.7) "
               f"{'OK' if ratio >= 0.7 else 'BELOW TARGET'}")
