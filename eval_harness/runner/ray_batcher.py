@@ -15,9 +15,10 @@ from typing import Any
 from eval_harness.runner.base import RunResult
 
 #: cells grouped into one task at most, the seconds of work a batch aims at (cells that
-#: take longer go alone), and how long a busy cluster waits to group them
-MAX_BATCH = 32
-BATCH_WORK_S = 0.05
+#: take longer go alone; a task's own cost, a few ms, is then a few percent of it), and
+#: how long a busy cluster waits to group them
+MAX_BATCH = 64
+BATCH_WORK_S = 0.2
 LINGER_S = 0.004
 #: seconds between two reads of the cluster's CPU count
 CPU_RECOUNT_S = 5.0

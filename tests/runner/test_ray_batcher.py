@@ -55,7 +55,7 @@ def test_short_cells_go_many_to_a_task_each_result_to_its_own_cell(connected: No
         batcher.close()
     assert [r.output for r, _ in got] == [str(n) for n in range(300)]
     sizes = [size for _, size in got]
-    assert max(sizes) == min(MAX_BATCH, int(BATCH_WORK_S / 0.002)) == 25
+    assert max(sizes) == min(MAX_BATCH, int(BATCH_WORK_S / 0.002)) > 1
     assert sizes[0] == 1  # before any cell has been timed: one to a task
     assert len(set(sizes)) > 1 and sum(1 / s for s in sizes) < 40  # tasks, not cells
 
