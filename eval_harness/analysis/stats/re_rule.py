@@ -58,7 +58,7 @@ SATURATED_REL = 1e-8
 
 @dataclass(frozen=True)
 class Choice:
-    """The chosen structure's final fit (with the Satterthwaite ingredients)."""
+    """The chosen structure's final fit (with the Satterthwaite ingredients if asked)."""
 
     fit: MixedFit
     slopes: tuple[tuple[int, ...], ...]
@@ -123,9 +123,10 @@ def saturation(sums: CaseSums, fit: MixedFit, var_y: float, x_cells: np.ndarray)
 
 
 def choose_and_fit(sums: CaseSums, cols: Mapping[tuple[int, ...], np.ndarray], k: int,
-                   var_y: float, x_cells: np.ndarray) -> Choice:
+                   var_y: float, x_cells: np.ndarray, *, with_df: bool = True) -> Choice:
     """The rule of the module docstring; `var_y` is the sample variance of y, `x_cells`
-    the design row of every cell."""
+    the design row of every cell; `with_df`: the final fit carries the Satterthwaite
+    ingredients (the Kenward–Roger df computes its own, `kenward_roger.adjust`)."""
     slopes = term_subsets(k)
     notes: list[str] = []
     fit = fit_mixed(sums, slope_structure([list(cols[t]) for t in slopes], False),
@@ -148,5 +149,5 @@ def choose_and_fit(sums: CaseSums, cols: Mapping[tuple[int, ...], np.ndarray], k
                      f"structure; REML LRT against the full one χ²({df}) = {stat:.3g}, "
                      f"p = {p_lrt:.3g})")
         fit = alt
-    final = fit_at(sums, fit.structure, fit.theta, fit.deviance)
+    final = fit_at(sums, fit.structure, fit.theta, fit.deviance, with_df=with_df)
     return Choice(final, tuple(used), tuple(notes), saturation(sums, final, var_y, x_cells))
