@@ -121,7 +121,7 @@ def test_default_mixed_is_kenward_roger_and_matches_lmertest(default_fits: dict,
     assert set(res.terms) == set(rows.label)
     for _, ref in rows.iterrows():
         got = res.terms[ref.label]
-        assert got.F == pytest.approx(ref.F, rel=TOL)
+        assert pytest.approx(ref.F, rel=TOL) == got.F
         assert got.df_num == ref.ndf
         assert got.df_den == pytest.approx(ref.ddf, rel=TOL)
         assert got.p_raw == pytest.approx(ref.p, rel=TOL)
