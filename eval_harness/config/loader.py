@@ -54,6 +54,7 @@ _HINTS: dict[str, str] = {
     "matrix.analysis.correction": "use a string: holm, bh, fdr_bh or none",
     "matrix.analysis.per_judge": "write per_judge: true or per_judge: false (unquoted)",
     "matrix.analysis.method": "use rm (default) or lmm",
+    "matrix.analysis.ddf": "use kenward-roger (default) or satterthwaite",
     "judges": "each judge needs `name` and one kind field (check, prompt, a built-in...)",
     "runner.type": "one of cli, http, openai, anthropic, claude-code, python",
     **{f"judges.{kind}": options_hint(kind) for kind in BUILTIN_OPTIONS},
