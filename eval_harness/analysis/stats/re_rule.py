@@ -10,8 +10,9 @@ not reported as a test.
 1. Maximal on cell means: intercept + by-case slopes of *every* term, the highest-order
    interaction included, beside the residual. On cell means the residual is not
    separately identified (σ² I lies in the span of the slopes): the likelihood has a
-   one-dimensional ridge along which β̂, Cov(β̂), F and the Satterthwaite df are constant
-   (the df because A = 2H⁺ drops the flat direction, Kuznetsova et al. 2017). What this
+   one-dimensional ridge along which V, β̂, Cov(β̂), F and the df are constant
+   (Satterthwaite's A = 2H⁺ drops the flat direction, Kuznetsova et al. 2017; Kenward–
+   Roger's W = I⁺ the null space of the information, `kenward_roger`). What this
    buys: the classical structure without the highest-order slope forces every other term
    × case variance to be at least the residual's (a boundary fit whenever one is
    smaller, which inflated the highest-order term's error rate), and a one-factor model
