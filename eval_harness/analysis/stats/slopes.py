@@ -87,6 +87,8 @@ class SlopesModel:
     cov: np.ndarray | None = None
     #: Kenward–Roger quantities (ddf `kenward-roger`); None: Satterthwaite df from `fit`
     kr: KenwardRoger | None = None
+    #: terms (factor-index subsets) not tested, with the reason (`re_rule.Choice.untestable`)
+    untestable: tuple[tuple[tuple[int, ...], str], ...] = ()
 
     def formula(self) -> str:
         """`y ~ A*B + <random part>` (slopes are numeric sum-coded columns in R)."""
@@ -136,7 +138,7 @@ def fit_slopes_model(cm: pd.DataFrame, factors: Sequence[str], levels: Sequence[
                        dict(cols), choice.slopes, choice.notes,
                        random_part(factors, choice.slopes, choice.fit.structure.correlated),
                        choice.saturated, (float(sigma2 * rel[0, 0]), float(sigma2)),
-                       sigma2 * rel, kr)
+                       sigma2 * rel, kr, choice.untestable)
 
 
 def design_rows(factors: Sequence[str], levels: Sequence[Sequence[Any]]) -> np.ndarray:
@@ -257,8 +259,12 @@ def fitted_mixed(cm: pd.DataFrame, factors: Sequence[str], levels: Sequence[Sequ
         return all_excluded(f"{model.saturated} ({model.formula()})", fit=model.formula())
     case_var, resid_var = model.components or (float(fit.random_cov()[0, 0]), fit.sigma2)
     terms: dict[str, TermResult] = {}
+    untestable = dict(model.untestable)
     for s in term_subsets(len(kf)):
         name = term_name(kf, s)
+        if s in untestable:
+            excluded.append(ExcludedTerm(name, untestable[s]))
+            continue
         result = wald_term_result(name, fit, resid_var, term_hypothesis(kl, s, cols[s], x),
                                   float(cols[s].size), model.kr)
         if result is None:
