@@ -1,6 +1,6 @@
 # R reference for the Kenward-Roger df of the random-slopes mixed model
 # (tests/analysis/stats/test_kenward_roger.py reads the CSV this writes).
-# Run: Rscript kenward_roger.R ../data > ../data/kr_reference.csv
+# Run: Rscript kenward_roger.R ../data > ../data/kr_reference.csv   (sources design.R beside it)
 #   (R 4.2.2, lme4 1.1.31, lmerTest 3.1.3, pbkrtest 0.5.2, emmeans 1.8.4.1)
 # Per design (the u*.csv of random_slopes.R) two structures, one block per term:
 #   "classical" = (1 | case_id) + (0 + <sum-coded columns of each term> | case_id) for
@@ -13,6 +13,8 @@
 suppressMessages({library(lmerTest); library(emmeans); library(pbkrtest)})
 options(contrasts = c("contr.sum", "contr.poly"))
 emm_options(pbkrtest.limit = 1e6)
+source(file.path(dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE),
+                                                  value = TRUE)[1])), "design.R"))
 args <- commandArgs(trailingOnly = TRUE)
 dir <- if (length(args)) args[1] else "../data"
 ctl <- lmerControl(optimizer = "nloptwrap",
@@ -26,18 +28,8 @@ out <- NULL
 row <- function(...) out <<- rbind(out, data.frame(..., stringsAsFactors = FALSE))
 for (nm in names(designs)) {
   w <- designs[[nm]]
-  d <- read.csv(file.path(dir, paste0(nm, ".csv")))
-  for (f in c("case_id", w)) d[[f]] <- factor(d[[f]], levels = sort(unique(d[[f]])))
-  fixed <- paste("value ~", paste(w, collapse = "*"))
-  mm <- model.matrix(as.formula(paste("~", paste(w, collapse = "*"))), d)
-  colnames(mm) <- gsub(":", "_", colnames(mm))
-  d <- cbind(d, mm[, -1, drop = FALSE])
-  labs <- attr(terms(as.formula(fixed)), "term.labels")
-  assign <- attr(mm, "assign")
-  cols <- lapply(seq_along(labs), function(k) colnames(mm)[assign == k])
-  names(cols) <- labs
-  ran <- function(s) paste(c("(1 | case_id)", sapply(s, function(t)
-    paste0("(0 + ", paste(cols[[t]], collapse = " + "), " | case_id)"))), collapse = " + ")
+  x <- read_design(dir, nm, w)
+  d <- x$d; fixed <- x$fixed; labs <- x$labs; ran <- x$ran
   structures <- list(classical = labs[sapply(strsplit(labs, ":"), length) < length(w)],
                      full = labs)
   for (sname in names(structures)) {
