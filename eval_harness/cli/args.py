@@ -140,7 +140,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def build_schema_parser() -> argparse.ArgumentParser:
-    """``orchestrate.py schema``."""
+    """``orchestrate schema``."""
     p = argparse.ArgumentParser(prog=f"{prog()} schema",
                                 description="Print the JSON Schema of eval.yaml (for editors).")
     p.add_argument("--debug", action="store_true")
