@@ -53,7 +53,7 @@ def _g_matrices(st: Structure, lam: np.ndarray) -> np.ndarray:
     return g
 
 
-def _pair_traces(left: np.ndarray, right: np.ndarray, gflat: np.ndarray, q: int) -> np.ndarray:
+def pair_traces(left: np.ndarray, right: np.ndarray, gflat: np.ndarray, q: int) -> np.ndarray:
     """H[k, j] = Σ_i tr(L_i G_k R_i G_j) for stacks L, R of (n, q, q)."""
     t = left.reshape(len(left), q * q).T @ right.reshape(len(right), q * q)  # [ab, cd]
     t = t.reshape(q, q, q, q).transpose(1, 2, 3, 0).reshape(q * q, q * q)  # [bc, da]
@@ -74,13 +74,13 @@ def vp_hessian(s: CaseSums, st: Structure, e: Blocks, g: Gls, sigma: float
     kq = (bflat.T @ bflat).reshape(q, p, q, p).transpose(0, 2, 1, 3).reshape(q * q, p * p)
     qk = (gflat @ kq).reshape(kk, p, p)  # Q_k
     cq = g.cinv @ qk
-    trace = (_pair_traces(e.a, e.a, gflat, q) - _pair_traces(e.a, rmat, gflat, q)
-             - _pair_traces(rmat, e.a, gflat, q)
+    trace = (pair_traces(e.a, e.a, gflat, q) - pair_traces(e.a, rmat, gflat, q)
+             - pair_traces(rmat, e.a, gflat, q)
              + cq.reshape(kk, p * p) @ cq.transpose(0, 2, 1).reshape(kk, p * p).T)
     uu = u[:, :, None] * u[:, None, :]
     fmat = (bflat.T @ u).reshape(q, p, q).transpose(0, 2, 1).reshape(q * q, p)  # Σ B_i[a]u_i[b]
     gvec = gflat @ fmat  # g_k
-    yterm = _pair_traces(e.a, uu, gflat, q) - gvec @ g.cinv @ gvec.T
+    yterm = pair_traces(e.a, uu, gflat, q) - gvec @ g.cinv @ gvec.T
     umat = u.T @ u
     smat = e.a.sum(axis=0) - np.tensordot(e.b @ g.cinv, e.b, axes=([0, 2], [0, 2]))
     rows, cols = theta_index(st)
