@@ -31,9 +31,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 
 import numpy as np
+
+from eval_harness.analysis.stats.case_groups import (
+    CaseGroups,
+    GroupAlgebra,
+    group_algebra,
+    residual_moments,
+    unique_rows,
+)
 
 SINGULAR_TOL = 1e-4  # lme4::isSingular: a θ with lower bound 0 below this is at the boundary
 
@@ -52,12 +60,29 @@ class CaseSums:
     def from_rows(cls, x: np.ndarray, y: np.ndarray, case_codes: np.ndarray) -> CaseSums:
         n = int(case_codes.max()) + 1
         p = x.shape[1]
-        xtx = np.zeros((n, p, p))
-        np.add.at(xtx, case_codes, x[:, :, None] * x[:, None, :])
-        xty = np.zeros((n, p))
-        np.add.at(xty, case_codes, x * y[:, None])
+        # a design has few distinct rows (one per cell): sum per (case, row) and expand,
+        # instead of an (N, p, p) stack of outer products
+        first, row, _ = unique_rows(x)
+        rows = x[first]
+        if len(rows) * n <= max(4 * len(y), 1 << 20):
+            key = case_codes * len(rows) + row
+            count = np.bincount(key, minlength=n * len(rows)).reshape(n, len(rows))
+            ysum = np.bincount(key, weights=y, minlength=n * len(rows)).reshape(n, len(rows))
+            xtx = (count.astype(float) @ (rows[:, :, None] * rows[:, None, :]).reshape(-1, p * p)
+                   ).reshape(n, p, p)
+            xty = ysum @ rows
+        else:  # many distinct rows (covariates): per-row outer products
+            xtx = np.zeros((n, p, p))
+            np.add.at(xtx, case_codes, x[:, :, None] * x[:, None, :])
+            xty = np.zeros((n, p))
+            np.add.at(xty, case_codes, x * y[:, None])
         yty = np.bincount(case_codes, weights=y * y, minlength=n)
         return cls(xtx, xty, yty, len(y), n)
+
+    @cached_property
+    def groups(self) -> CaseGroups:
+        """The cases grouped by design (the fit's algebra runs once per group)."""
+        return CaseGroups.of(self.xtx, self.xty, self.yty)
 
 
 @lru_cache(maxsize=64)
@@ -145,29 +170,12 @@ class Blocks:
 
 
 def blocks(s: CaseSums, st: Structure, theta: np.ndarray) -> Blocks:
-    """The per-case blocks at θ (raises LinAlgError when some M_i is not positive definite)."""
-    r = list(st.cols)
-    p = s.xtx.shape[1]
-    lam = st.factor(theta)
-    ztx = s.xtx[:, r, :]
-    ztz = ztx[:, :, r]
-    zty = s.xty[:, r]
-    k = ztz @ lam  # Z_iᵀZ_i Λ
-    m = np.matmul(lam.T, k) + np.eye(st.q)  # M_i = Λᵀ Z_iᵀ Z_i Λ + I
-    chol = np.linalg.cholesky(m)
-    logdet = 2.0 * float(np.log(np.diagonal(chol, axis1=1, axis2=2)).sum())
-    rhs = np.matmul(lam.T, np.concatenate([ztx, zty[:, :, None]], axis=2))  # Λᵀ Z_iᵀ [X_i, y_i]
-    sol = np.linalg.solve(m, rhs)  # M_i⁻¹ Λᵀ Z_iᵀ [X_i, y_i]
-    corr = k @ sol  # Z_iᵀZ_iΛ M_i⁻¹ Λᵀ Z_iᵀ [X_i, y_i]
-    b = ztx - corr[:, :, :p]
-    c = zty - corr[:, :, p]
-    a = b[:, :, r]  # Z's columns are X's columns
-    rx = rhs[:, :, :p]
-    xwx = s.xtx.sum(axis=0) - np.tensordot(rx, sol[:, :, :p], axes=([0, 1], [0, 1]))
-    xwy = s.xty.sum(axis=0) - np.tensordot(rx, sol[:, :, p], axes=([0, 1], [0, 1]))
-    ywy = float(s.yty.sum() - np.vdot(rhs[:, :, p], sol[:, :, p]))
-    return Blocks(lam, logdet, (a + a.transpose(0, 2, 1)) / 2.0, b, c, (xwx + xwx.T) / 2.0,
-                  xwy, ywy)
+    """The per-case blocks at θ (raises LinAlgError when some M_i is not positive definite),
+    computed once per group of cases with the same design (`case_groups`)."""
+    e = group_algebra(s.groups, list(st.cols), st.factor(theta))
+    idx = s.groups.index
+    c = np.matmul(e.f[idx], s.xty[:, list(st.cols), None])[:, :, 0]
+    return Blocks(e.lam, e.logdet_m, e.a[idx], e.b[idx], c, e.xwx, e.xwy, e.ywy)
 
 
 @dataclass(frozen=True)
@@ -180,7 +188,7 @@ class Gls:
     logdet_x: float
 
 
-def gls(e: Blocks) -> Gls:
+def gls(e: Blocks | GroupAlgebra) -> Gls:
     chol = np.linalg.cholesky(e.xwx)
     cinv = np.linalg.inv(e.xwx)
     beta = cinv @ e.xwy
@@ -188,7 +196,7 @@ def gls(e: Blocks) -> Gls:
     return Gls((cinv + cinv.T) / 2.0, beta, max(rss, 0.0), 2.0 * float(np.log(np.diag(chol)).sum()))
 
 
-def _reml(e: Blocks, g: Gls, n_obs: int) -> float:
+def _reml(e: Blocks | GroupAlgebra, g: Gls, n_obs: int) -> float:
     dof = n_obs - e.xwx.shape[0]
     if g.rss <= 0.0:
         return -np.inf
@@ -199,7 +207,7 @@ def profiled_deviance(s: CaseSums, st: Structure, theta: np.ndarray) -> float:
     """REML criterion d(θ) as `lme4::lmer(..., REML = TRUE)` reports it (`deviance(fit,
     REML = TRUE)`)."""
     try:
-        e = blocks(s, st, theta)
+        e = group_algebra(s.groups, list(st.cols), st.factor(theta))
         return _reml(e, gls(e), s.n_obs)
     except np.linalg.LinAlgError:
         return np.inf
@@ -220,8 +228,9 @@ def deviance_and_gradient(s: CaseSums, st: Structure, theta: np.ndarray) -> tupl
     (∂ log|V| = tr(W ∂V), ∂ log|XᵀWX| = −tr(C XᵀW ∂V W X), ∂r² = −yᵀP ∂V P y), and
     tr(S G_k) = 2 (S Λ)_{rc} for θ_k = Λ_{rc}.
     """
+    gr, cols = s.groups, list(st.cols)
     try:
-        e = blocks(s, st, theta)
+        e = group_algebra(gr, cols, st.factor(theta))
         g = gls(e)
     except np.linalg.LinAlgError:
         return np.inf, np.zeros_like(theta)
@@ -229,13 +238,13 @@ def deviance_and_gradient(s: CaseSums, st: Structure, theta: np.ndarray) -> tupl
     if not np.isfinite(dev):
         return dev, np.zeros_like(theta)
     dof = s.n_obs - e.xwx.shape[0]
-    u = e.c - e.b @ g.beta
-    bc = e.b @ g.cinv
-    smat = (e.a.sum(axis=0) - np.tensordot(bc, e.b, axes=([0, 2], [0, 2]))
-            - dof / g.rss * (u.T @ u))
+    _, uu = residual_moments(gr, cols, e, g.beta)
+    wbc = gr.count[:, None, None] * (e.b @ g.cinv)
+    smat = (np.tensordot(gr.count, e.a, axes=1) - np.tensordot(wbc, e.b, axes=([0, 2], [0, 2]))
+            - dof / g.rss * uu.sum(axis=0))
     sl = 2.0 * smat @ e.lam
-    rows, cols = theta_index(st)
-    return dev, sl[rows, cols]
+    rows, cols_k = theta_index(st)
+    return dev, sl[rows, cols_k]
 
 
 @dataclass(frozen=True)
@@ -342,7 +351,7 @@ def fit_at(s: CaseSums, st: Structure, theta: np.ndarray, dev: float, *,
         vp_hessian,
     )
 
-    e = blocks(s, st, theta)
+    e = group_algebra(s.groups, list(st.cols), st.factor(theta))
     g = gls(e)
     p = e.xwx.shape[0]
     sigma2 = g.rss / (s.n_obs - p)

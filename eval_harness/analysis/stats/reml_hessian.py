@@ -24,13 +24,16 @@ C = (XᵀWX)⁻¹, W relative), so with R_i = B_i C B_iᵀ and Q_k = Σ_i B_iᵀ
 
 and ∂Cov(β̂)/∂θ_k = σ² C Q_k C, ∂Cov(β̂)/∂σ = 2σ C. Sums over cases of products of
 two per-case matrices are formed once as q² × q² (or qp × qp) cross-products, then
-contracted with the G_k.
+contracted with the G_k. Cases with the same design share a_i, B_i and R_i
+(`case_groups`): given the groups' blocks, each sum is one over groups, weighted by their
+counts, with Σ u_i and Σ u_i u_iᵀ per group.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from eval_harness.analysis.stats.case_groups import GroupAlgebra, residual_moments
 from eval_harness.analysis.stats.mixed import Blocks, CaseSums, Gls, Structure, theta_index
 
 
@@ -60,29 +63,37 @@ def _pair_traces(left: np.ndarray, right: np.ndarray, gflat: np.ndarray, q: int)
     return gflat @ t @ gflat.T
 
 
-def vp_hessian(s: CaseSums, st: Structure, e: Blocks, g: Gls, sigma: float
+def vp_hessian(s: CaseSums, st: Structure, e: Blocks | GroupAlgebra, g: Gls, sigma: float
                ) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
-    """(Hessian of D at (θ, σ), (∂Cov(β̂)/∂θ_1, …, ∂Cov(β̂)/∂σ))."""
+    """(Hessian of D at (θ, σ), (∂Cov(β̂)/∂θ_1, …, ∂Cov(β̂)/∂σ)), from per-case blocks
+    or from the groups' (`case_groups.group_algebra`)."""
     q, p = st.q, e.b.shape[2]
     n = len(e.a)
+    if isinstance(e, GroupAlgebra):
+        w = s.groups.count
+        usum, uu = residual_moments(s.groups, list(st.cols), e, g.beta)
+    else:
+        w = np.ones(n)
+        usum = e.c - e.b @ g.beta
+        uu = usum[:, :, None] * usum[:, None, :]
     gm = _g_matrices(st, e.lam)
     kk = len(gm)
     gflat = gm.reshape(kk, q * q)
-    u = e.c - e.b @ g.beta
     rmat = (e.b @ g.cinv) @ e.b.transpose(0, 2, 1)  # R_i = B_i C B_iᵀ
+    wa, wr = w[:, None, None] * e.a, w[:, None, None] * rmat
     bflat = e.b.reshape(n, q * p)
-    kq = (bflat.T @ bflat).reshape(q, p, q, p).transpose(0, 2, 1, 3).reshape(q * q, p * p)
+    kq = ((w[:, None] * bflat).T @ bflat).reshape(q, p, q, p).transpose(0, 2, 1, 3).reshape(
+        q * q, p * p)
     qk = (gflat @ kq).reshape(kk, p, p)  # Q_k
     cq = g.cinv @ qk
-    trace = (_pair_traces(e.a, e.a, gflat, q) - _pair_traces(e.a, rmat, gflat, q)
-             - _pair_traces(rmat, e.a, gflat, q)
+    trace = (_pair_traces(wa, e.a, gflat, q) - _pair_traces(wa, rmat, gflat, q)
+             - _pair_traces(wr, e.a, gflat, q)
              + cq.reshape(kk, p * p) @ cq.transpose(0, 2, 1).reshape(kk, p * p).T)
-    uu = u[:, :, None] * u[:, None, :]
-    fmat = (bflat.T @ u).reshape(q, p, q).transpose(0, 2, 1).reshape(q * q, p)  # Σ B_i[a]u_i[b]
+    fmat = (bflat.T @ usum).reshape(q, p, q).transpose(0, 2, 1).reshape(q * q, p)  # Σ B_i[a]u_i[b]
     gvec = gflat @ fmat  # g_k
     yterm = _pair_traces(e.a, uu, gflat, q) - gvec @ g.cinv @ gvec.T
-    umat = u.T @ u
-    smat = e.a.sum(axis=0) - np.tensordot(e.b @ g.cinv, e.b, axes=([0, 2], [0, 2]))
+    umat = uu.sum(axis=0)
+    smat = wa.sum(axis=0) - wr.sum(axis=0)  # Σ_i a_i − B_i C B_iᵀ
     rows, cols = theta_index(st)
     # G_jk = E_k E_jᵀ + E_j E_kᵀ is non-zero only when θ_j, θ_k share a column of Λ
     same = cols[:, None] == cols[None, :]
