@@ -31,9 +31,9 @@ def unique_rows(a: np.ndarray, weights: np.ndarray | None = None
     a = np.ascontiguousarray(a, dtype=float)
     if len(a) == 0:
         return np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp), np.zeros(0, dtype=np.intp)
-    if weights is None:
-        weights = np.random.default_rng(0).uniform(1.0, 2.0, a.shape[1])
-    _, first, inverse, counts = np.unique(a @ weights, return_index=True, return_inverse=True,
+    proj = np.random.default_rng(0).uniform(1.0, 2.0, size=a.shape[1]) if weights is None \
+        else weights
+    _, first, inverse, counts = np.unique(a @ proj, return_index=True, return_inverse=True,
                                           return_counts=True)
     inverse = inverse.reshape(-1)
     if not np.array_equal(a[first][inverse], a):
