@@ -33,8 +33,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from eval_harness.analysis.stats.case_groups import GroupAlgebra, residual_moments
-from eval_harness.analysis.stats.mixed import Blocks, CaseSums, Gls, Structure, theta_index
+from eval_harness.analysis.stats.case_groups import GroupAlgebra, group_algebra, residual_moments
+from eval_harness.analysis.stats.mixed import Blocks, CaseSums, Gls, Structure, gls, theta_index
 
 
 def pinv_positive(hess: np.ndarray, tol: float = 1e-8) -> np.ndarray:
@@ -108,3 +108,21 @@ def vp_hessian(s: CaseSums, st: Structure, e: Blocks | GroupAlgebra, g: Gls, sig
     h[kk, kk] = -2.0 * dof / s2 + 6.0 * g.rss / (s2 * s2)
     grads = (*(s2 * (g.cinv @ qk[k] @ g.cinv) for k in range(kk)), 2.0 * sigma * g.cinv)
     return h, grads
+
+
+def profiled_hessian(s: CaseSums, st: Structure, theta: np.ndarray) -> np.ndarray:
+    """Hessian of the profiled criterion d(θ) = D(θ, σ̂(θ)) (`mixed.profiled_deviance`):
+    σ̂ minimises D at every θ (∂D/∂σ = 0 along σ̂(θ)), so
+
+        ∇²d = H_θθ − H_θσ H_σθ / H_σσ
+
+    (the Schur complement of H_σσ in D's Hessian at (θ, σ̂(θ))); the optimiser's Newton
+    steps use it. Raises LinAlgError where d is not finite."""
+    e = group_algebra(s.groups, list(st.cols), st.factor(theta))
+    g = gls(e)
+    dof = s.n_obs - e.xwx.shape[0]
+    if not g.rss > 0.0:
+        raise np.linalg.LinAlgError("r² = 0: the criterion is unbounded")
+    h, _ = vp_hessian(s, st, e, g, float(np.sqrt(g.rss / dof)))
+    k = len(theta)
+    return h[:k, :k] - np.outer(h[:k, k], h[k, :k]) / h[k, k]
