@@ -45,7 +45,7 @@ from eval_harness.analysis.stats.case_groups import (
 
 SINGULAR_TOL = 1e-4  # lme4::isSingular: a θ with lower bound 0 below this is at the boundary
 #: Newton polish steps ignore Hessian directions with eigenvalues below this × the largest
-POLISH_REL = 1e-10
+POLISH_REL = 1e-8
 #: the optimiser has converged when every |∂d/∂θ_k| is below this (else BFGS carries on)
 CONVERGED_GRAD = 1e-5
 
