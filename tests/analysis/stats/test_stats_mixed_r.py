@@ -3,16 +3,20 @@
 Data: data/u*.csv, written by r_reference/make_unbalanced.py (seeded; 10–30% of the case ×
 cell means deleted; u2x2_noslope has a zero slope variance, u2x2_nocase zero case and slope
 variances). Reference values: r_reference/random_slopes.R
-(R 4.2.2, lme4 1.1.31, lmerTest 3.1.3, emmeans 1.8.4.1), which applies the structure rule
+(R 4.2.2, lme4 1.1.31, lmerTest 3.1.3, emmeans 1.8.4.1, numDeriv 2016.8-1.1), which applies the structure rule
 of stats/re_rule.py with lme4's own fits and prints the lines below verbatim. Global R
 settings: options(contrasts = c("contr.sum", "contr.poly")); lmerControl(optimizer =
 "nloptwrap", optCtrl = list(xtol_abs = 1e-12, ftol_abs = 1e-14, xtol_rel = 0, ftol_rel =
 0), check.nobs.vs.nRE = "ignore", ...). Calls: terms — anova(fit, type = 3, ddf =
 "Satterthwaite"); contrasts — summary(emmeans(fit, pairwise ~ A, lmer.df =
 "satterthwaite")$contrasts, infer = TRUE, adjust = "holm") with confint(..., adjust =
-"none"); simple effects — the same with pairwise ~ A | B. The REML optimum agrees to
-1e-8 relative; F, df, p and the contrasts to 2e-6 (measured worst 1.2e-6: lmerTest's
-Hessian is numDeriv's Richardson differences, ours analytic).
+"none"); simple effects — the same with pairwise ~ A | B. lmerTest's Satterthwaite
+ingredients (the Hessian of its devfun_vp and the Jacobian of get_covbeta, numDeriv's
+Richardson differences) are recomputed by the same numDeriv calls with d = 0.02, r = 5
+instead of the defaults d = 0.1, r = 4, whose truncation error (≈ 1e-6 in df) was the
+largest difference from our analytic derivatives. The REML optimum agrees to 1e-8
+relative; F, df, p and the contrasts to 1e-6 (measured worst 7.3e-7; 1.15e-6 with
+numDeriv's defaults).
 """
 
 from __future__ import annotations
@@ -31,74 +35,74 @@ from eval_harness.analysis.stats.slopes import design_rows, model_contrasts
 DATA = Path(__file__).parent / "data"
 FACTORS = {"u2x2_slopes": ["A", "B"], "u2x2_noslope": ["A", "B"], "u3x2": ["A", "B"],
            "u2x2x2": ["A", "B", "C"], "u4": ["A"], "u2x2_nocase": ["A", "B"]}
-TOL = 2e-6
+TOL = 1e-6
 
 R_REF: dict[tuple[str, ...], Any] = {
     # lmer(value ~ A*B + (1 | case_id) + (0 + A1 | case_id) + (0 + B1 | case_id) + (0 + A1_B1 | case_id), REML = TRUE)  [structure chosen by the rule]
     ("u2x2_slopes", "structure"): dict(slopes=["A", "B", "A:B"], reml=273.690487499, cell_cov_eigen=[0.251941271908, 2.24200348114, 2.55718911003, 3.18792781382]),
-    ("u2x2_slopes", "A"): dict(F=3.34051716194, df_num=            1, df_den=21.4095068053, p=0.0815649827793),  # anova(fit, type = 3, ddf = "Satterthwaite")
-    ("u2x2_slopes", "B"): dict(F=0.033310703717, df_num=            1, df_den=20.3105482551, p=0.856990218008),  # anova(fit, type = 3, ddf = "Satterthwaite")
-    ("u2x2_slopes", "A:B"): dict(F=12.9181446663, df_num=            1, df_den=15.1098170057, p=0.00263003875996),  # anova(fit, type = 3, ddf = "Satterthwaite")
-    ("u2x2_slopes", "A", "a1 - a2"): dict(estimate= 0.5857143392, se=0.320463818118, df=21.4095068053, p_adj=0.0815649827793, lo=-0.0799513292413, hi=1.25138000764),
-    ("u2x2_slopes", "B", "b1 - b2"): dict(estimate=0.0628173327989, se=0.344181552045, df=20.3105482551, p_adj=0.856990218008, lo=-0.65442971856, hi=0.780064384157),
-    ("u2x2_slopes", "A|B", "a1 - a2@b1"): dict(estimate=1.03116126577, se=0.336389111124, df=25.1570953958, p_adj=0.00513489638023, lo=0.338574223616, hi=1.72374830792),
-    ("u2x2_slopes", "A|B", "a1 - a2@b2"): dict(estimate=0.140267412629, se=0.350651570614, df= 28.908211683, p_adj=0.692082893167, lo=-0.57699449709, hi=0.857529322349),
+    ("u2x2_slopes", "A"): dict(F=3.34051716194, df_num=            1, df_den=21.4095068097, p=0.0815649827764),  # anova(fit, type = 3, ddf = "Satterthwaite")
+    ("u2x2_slopes", "B"): dict(F=0.033310703717, df_num=            1, df_den=20.3105481338, p=0.856990218019),  # anova(fit, type = 3, ddf = "Satterthwaite")
+    ("u2x2_slopes", "A:B"): dict(F=12.9181446663, df_num=            1, df_den=15.1098176013, p=0.00263003861427),  # anova(fit, type = 3, ddf = "Satterthwaite")
+    ("u2x2_slopes", "A", "a1 - a2"): dict(estimate= 0.5857143392, se=0.320463818118, df=21.4095068097, p_adj=0.0815649827764, lo=-0.0799513292331, hi=1.25138000763),
+    ("u2x2_slopes", "B", "b1 - b2"): dict(estimate=0.0628173327989, se=0.344181552045, df=20.3105481338, p_adj=0.856990218019, lo=-0.65442971883, hi=0.780064384428),
+    ("u2x2_slopes", "A|B", "a1 - a2@b1"): dict(estimate=1.03116126577, se=0.336389111124, df= 25.157095413, p_adj=0.00513489637777, lo=0.33857422364, hi= 1.7237483079),
+    ("u2x2_slopes", "A|B", "a1 - a2@b2"): dict(estimate=0.140267412629, se=0.350651570614, df= 28.908211738, p_adj=0.692082893161, lo=-0.57699449703, hi=0.857529322289),
     # lmer(value ~ A*B + (1 | case_id) + (0 + A1 | case_id) + (0 + B1 | case_id) + (0 + A1_B1 | case_id), REML = TRUE)  [structure chosen by the rule]
     ("u2x2_noslope", "structure"): dict(slopes=["A", "B", "A:B"], reml=147.368868036, cell_cov_eigen=[0.0764790253617, 0.285991957701, 0.65625054438, 2.80557150803]),
-    ("u2x2_noslope", "A"): dict(F=191.580976983, df_num=            1, df_den=11.1214008004, p=2.33931566819e-08),  # anova(fit, type = 3, ddf = "Satterthwaite")
-    ("u2x2_noslope", "B"): dict(F=0.24668836174, df_num=            1, df_den=17.8100858491, p=0.625491387615),  # anova(fit, type = 3, ddf = "Satterthwaite")
-    ("u2x2_noslope", "A:B"): dict(F=6.36090800107, df_num=            1, df_den=16.6399354341, p=0.0221781022015),  # anova(fit, type = 3, ddf = "Satterthwaite")
-    ("u2x2_noslope", "A", "a1 - a2"): dict(estimate=1.13783344628, se=0.0822058082613, df=11.1214008004, p_adj=2.33931566819e-08, lo=0.957140360957, hi= 1.3185265316),
-    ("u2x2_noslope", "B", "b1 - b2"): dict(estimate=0.0662222449217, se=0.133330518726, df=17.8100858491, p_adj=0.625491387615, lo=-0.214109038513, hi=0.346553528357),
-    ("u2x2_noslope", "A|B", "a1 - a2@b1"): dict(estimate=1.63208572207, se=0.210929295016, df=22.1157403425, p_adj=9.86625970769e-08, lo=1.19477783172, hi=2.06939361242),
-    ("u2x2_noslope", "A|B", "a1 - a2@b2"): dict(estimate=0.643581170489, se=0.214085817236, df=23.1976321124, p_adj=0.00626058592519, lo=0.200919598525, hi=1.08624274245),
+    ("u2x2_noslope", "A"): dict(F=191.580976983, df_num=            1, df_den= 11.121401964, p=2.33931289328e-08),  # anova(fit, type = 3, ddf = "Satterthwaite")
+    ("u2x2_noslope", "B"): dict(F=0.24668836174, df_num=            1, df_den=17.8100858849, p=0.625491387603),  # anova(fit, type = 3, ddf = "Satterthwaite")
+    ("u2x2_noslope", "A:B"): dict(F=6.36090800107, df_num=            1, df_den=16.6399355436, p=0.022178102125),  # anova(fit, type = 3, ddf = "Satterthwaite")
+    ("u2x2_noslope", "A", "a1 - a2"): dict(estimate=1.13783344628, se=0.0822058082613, df= 11.121401964, p_adj=2.33931289328e-08, lo=0.957140363236, hi=1.31852652932),
+    ("u2x2_noslope", "B", "b1 - b2"): dict(estimate=0.0662222449217, se=0.133330518726, df=17.8100858849, p_adj=0.625491387603, lo=-0.214109038472, hi=0.346553528316),
+    ("u2x2_noslope", "A|B", "a1 - a2@b1"): dict(estimate=1.63208572207, se=0.210929295016, df=22.1157403715, p_adj=9.86625962006e-08, lo=1.19477783175, hi=2.06939361239),
+    ("u2x2_noslope", "A|B", "a1 - a2@b2"): dict(estimate=0.643581170489, se=0.214085817236, df=23.1976321399, p_adj=0.00626058592001, lo=0.200919598554, hi=1.08624274242),
     # lmer(value ~ A*B + (1 | case_id) + (0 + A1 + A2 | case_id) + (0 + B1 | case_id) + (0 + A1_B1 + A2_B1 | case_id), REML = TRUE)  [structure chosen by the rule]
     ("u3x2", "structure"): dict(slopes=["A", "B", "A:B"], reml=243.113262777, cell_cov_eigen=[0.0617658959123, 0.354412048735, 0.365237924746, 1.59663496753, 3.60510688674, 5.39955834765]),
-    ("u3x2", "A"): dict(F=2.83504519582, df_num=            2, df_den=14.1381654089, p=0.0921956385297),  # anova(fit, type = 3, ddf = "Satterthwaite")
-    ("u3x2", "B"): dict(F=0.113258816107, df_num=            1, df_den=14.9553613382, p=0.741139951429),  # anova(fit, type = 3, ddf = "Satterthwaite")
-    ("u3x2", "A:B"): dict(F=2.35903591171, df_num=            2, df_den=11.3354137659, p=0.139132414196),  # anova(fit, type = 3, ddf = "Satterthwaite")
-    ("u3x2", "A", "a1 - a2"): dict(estimate=0.377333803245, se=0.21067850282, df=13.8453711864, p_adj=0.190331337973, lo=-0.075000548214, hi=0.829668154704),
-    ("u3x2", "A", "a1 - a3"): dict(estimate=0.759018405105, se=0.31878564114, df= 15.361364992, p_adj=0.0918212961452, lo=0.0809324235611, hi=1.43710438665),
-    ("u3x2", "A", "a2 - a3"): dict(estimate=0.38168460186, se=0.214964900335, df= 13.800755789, p_adj=0.190331337973, lo=-0.079994509804, hi=0.843363713525),
-    ("u3x2", "B", "b1 - b2"): dict(estimate=0.131397684029, se=0.390437769031, df=14.9553613849, p_adj=0.741140020573, lo=-0.701017117146, hi=0.963812485205),
-    ("u3x2", "A|B", "a1 - a2@b1"): dict(estimate=0.636421860198, se=0.257526108838, df= 22.482558836, p_adj=0.0429845571026, lo=0.103009248698, hi= 1.1698344717),
-    ("u3x2", "A|B", "a1 - a3@b1"): dict(estimate=1.04635528641, se= 0.3470417957, df=20.6446078081, p_adj=0.0200279570682, lo=0.323885111589, hi=1.76882546124),
-    ("u3x2", "A|B", "a2 - a3@b1"): dict(estimate=0.409933426217, se=0.231636243217, df=17.7974963879, p_adj=0.0939025235963, lo=-0.077113469963, hi=0.896980322397),
-    ("u3x2", "A|B", "a1 - a2@b2"): dict(estimate=0.118245746292, se=0.260980364605, df=23.5856504752, p_adj=0.654629767257, lo=-0.420892450824, hi=0.657383943408),
-    ("u3x2", "A|B", "a1 - a3@b2"): dict(estimate=0.471681523796, se=0.343921817798, df=19.9818875185, p_adj=0.410394749185, lo=-0.245768507529, hi=1.18913155512),
-    ("u3x2", "A|B", "a2 - a3@b2"): dict(estimate=0.353435777504, se=0.225994689937, df=16.5133142983, p_adj=0.410394749185, lo=-0.124444065148, hi=0.831315620156),
+    ("u3x2", "A"): dict(F=2.83504519582, df_num=            2, df_den=14.1381655392, p=0.0921956382236),  # anova(fit, type = 3, ddf = "Satterthwaite")
+    ("u3x2", "B"): dict(F=0.113258816107, df_num=            1, df_den= 14.955361237, p=0.74113995146),  # anova(fit, type = 3, ddf = "Satterthwaite")
+    ("u3x2", "A:B"): dict(F=2.35903591171, df_num=            2, df_den=11.3354139978, p=0.139132413323),  # anova(fit, type = 3, ddf = "Satterthwaite")
+    ("u3x2", "A", "a1 - a2"): dict(estimate=0.377333803245, se=0.21067850282, df=13.8453724746, p_adj=0.190331333907, lo=-0.0750005442179, hi=0.829668150708),
+    ("u3x2", "A", "a1 - a3"): dict(estimate=0.759018405105, se=0.31878564114, df=15.3613649222, p_adj=0.0918212963415, lo=0.0809324232992, hi=1.43710438691),
+    ("u3x2", "A", "a2 - a3"): dict(estimate=0.38168460186, se=0.214964900335, df= 13.800756041, p_adj=0.190331333907, lo=-0.0799945090008, hi=0.843363712722),
+    ("u3x2", "B", "b1 - b2"): dict(estimate=0.131397684029, se=0.390437769031, df=14.9553612837, p_adj=0.741140020605, lo=-0.701017117638, hi=0.963812485697),
+    ("u3x2", "A|B", "a1 - a2@b1"): dict(estimate=0.636421860198, se=0.257526108838, df=22.4825609364, p_adj=0.0429845554881, lo=0.103009251522, hi=1.16983446887),
+    ("u3x2", "A|B", "a1 - a3@b1"): dict(estimate=1.04635528641, se= 0.3470417957, df=20.6446077069, p_adj=0.0200279571424, lo=0.323885111369, hi=1.76882546146),
+    ("u3x2", "A|B", "a2 - a3@b1"): dict(estimate=0.409933426217, se=0.231636243217, df=17.7974969389, p_adj=0.0939025230666, lo=-0.0771134688689, hi=0.896980321303),
+    ("u3x2", "A|B", "a1 - a2@b2"): dict(estimate=0.118245746292, se=0.260980364605, df=23.5856526033, p_adj=0.654629766886, lo=-0.420892448202, hi=0.657383940786),
+    ("u3x2", "A|B", "a1 - a3@b2"): dict(estimate=0.471681523796, se=0.343921817798, df=19.9818874168, p_adj=0.410394747805, lo=-0.245768507763, hi=1.18913155536),
+    ("u3x2", "A|B", "a2 - a3@b2"): dict(estimate=0.353435777504, se=0.225994689937, df=16.5133147036, p_adj=0.410394747805, lo=-0.124444064226, hi=0.831315619234),
     # lmer(value ~ A*B*C + (1 | case_id) + (0 + A1 | case_id) + (0 + B1 | case_id) + (0 + C1 | case_id) + (0 + A1_B1 | case_id) + (0 + A1_C1 | case_id) + (0 + B1_C1 | case_id) + (0 + A1_B1_C1 | case_id), REML = TRUE)  [structure chosen by the rule]
     ("u2x2x2", "structure"): dict(slopes=["A", "B", "C", "A:B", "A:C", "B:C", "A:B:C"], reml=263.200867554, cell_cov_eigen=[0.132286208295, 0.29734333838, 0.309955302534, 0.474986344642, 0.937792561652, 1.96023443908, 2.62041274613, 7.56672450551]),
-    ("u2x2x2", "A"): dict(F=3.58964211402, df_num=            1, df_den=13.1492651941, p=0.0803431679831),  # anova(fit, type = 3, ddf = "Satterthwaite")
-    ("u2x2x2", "B"): dict(F=0.678017128349, df_num=            1, df_den=13.2077974001, p=0.424889237926),  # anova(fit, type = 3, ddf = "Satterthwaite")
-    ("u2x2x2", "C"): dict(F=5.20697955484, df_num=            1, df_den=11.4848261784, p=0.042450500516),  # anova(fit, type = 3, ddf = "Satterthwaite")
-    ("u2x2x2", "A:B"): dict(F=0.109583777594, df_num=            1, df_den=11.4713549677, p=0.746586818658),  # anova(fit, type = 3, ddf = "Satterthwaite")
-    ("u2x2x2", "A:C"): dict(F=0.891354216151, df_num=            1, df_den=13.1231716068, p=0.362169092007),  # anova(fit, type = 3, ddf = "Satterthwaite")
-    ("u2x2x2", "B:C"): dict(F= 1.3699547624, df_num=            1, df_den=9.06871062325, p=0.271657320691),  # anova(fit, type = 3, ddf = "Satterthwaite")
-    ("u2x2x2", "A:B:C"): dict(F=7.66793000764, df_num=            1, df_den=8.58132819386, p=0.0227678484901),  # anova(fit, type = 3, ddf = "Satterthwaite")
-    ("u2x2x2", "A", "a1 - a2"): dict(estimate=0.601751107158, se=0.317607918903, df=13.1492651941, p_adj=0.0803431679831, lo=-0.0836081605972, hi=1.28711037491),
-    ("u2x2x2", "B", "b1 - b2"): dict(estimate=0.230182846929, se=0.279545576553, df=13.2077974001, p_adj=0.424889237926, lo=-0.372774222987, hi=0.833139916845),
-    ("u2x2x2", "C", "c1 - c2"): dict(estimate=-0.452007398078, se=0.198085463871, df=11.4848261784, p_adj=0.042450500516, lo=-0.88575554386, hi=-0.0182592522958),
-    ("u2x2x2", "A|B", "a1 - a2@b1"): dict(estimate=0.63273404745, se=0.331082552588, df=15.1121326368, p_adj=0.0751479595187, lo=-0.0724959234889, hi=1.33796401839),
-    ("u2x2x2", "A|B", "a1 - a2@b2"): dict(estimate=0.570768166867, se=0.33114002686, df=15.2579883164, p_adj=0.104969158234, lo=-0.134002088824, hi=1.27553842256),
+    ("u2x2x2", "A"): dict(F=3.58964211402, df_num=            1, df_den=13.1492652425, p=0.0803431679007),  # anova(fit, type = 3, ddf = "Satterthwaite")
+    ("u2x2x2", "B"): dict(F=0.678017128349, df_num=            1, df_den=13.2077974452, p=0.424889237877),  # anova(fit, type = 3, ddf = "Satterthwaite")
+    ("u2x2x2", "C"): dict(F=5.20697955484, df_num=            1, df_den=11.4848262094, p=0.0424505004583),  # anova(fit, type = 3, ddf = "Satterthwaite")
+    ("u2x2x2", "A:B"): dict(F=0.109583777594, df_num=            1, df_den=11.4713543179, p=0.746586818991),  # anova(fit, type = 3, ddf = "Satterthwaite")
+    ("u2x2x2", "A:C"): dict(F=0.891354216151, df_num=            1, df_den=13.1231716704, p=0.362169091926),  # anova(fit, type = 3, ddf = "Satterthwaite")
+    ("u2x2x2", "B:C"): dict(F= 1.3699547624, df_num=            1, df_den= 9.0687107635, p=0.271657320244),  # anova(fit, type = 3, ddf = "Satterthwaite")
+    ("u2x2x2", "A:B:C"): dict(F=7.66793000764, df_num=            1, df_den=8.58132828722, p=0.0227678482587),  # anova(fit, type = 3, ddf = "Satterthwaite")
+    ("u2x2x2", "A", "a1 - a2"): dict(estimate=0.601751107158, se=0.317607918903, df=13.1492652425, p_adj=0.0803431679007, lo=-0.0836081603438, hi=1.28711037466),
+    ("u2x2x2", "B", "b1 - b2"): dict(estimate=0.230182846929, se=0.279545576553, df=13.2077974452, p_adj=0.424889237877, lo=-0.372774222781, hi=0.83313991664),
+    ("u2x2x2", "C", "c1 - c2"): dict(estimate=-0.452007398078, se=0.198085463871, df=11.4848262094, p_adj=0.0424505004583, lo=-0.885755543723, hi=-0.0182592524323),
+    ("u2x2x2", "A|B", "a1 - a2@b1"): dict(estimate=0.63273404745, se=0.331082552588, df=15.1121326996, p_adj=0.0751479594384, lo=-0.0724959232356, hi=1.33796401813),
+    ("u2x2x2", "A|B", "a1 - a2@b2"): dict(estimate=0.570768166867, se=0.33114002686, df=15.2579883797, p_adj=0.104969158151, lo=-0.134002088574, hi=1.27553842231),
     # lmer(value ~ A + (1 | case_id) + (0 + A1 + A2 + A3 | case_id), REML = TRUE)  [structure chosen by the rule]
     ("u4", "structure"): dict(slopes=["A"], reml= 62.119418598, cell_cov_eigen=[0.0457489237931, 0.195588001326, 0.264760914454, 1.67504914585]),
-    ("u4", "A"): dict(F=0.934047718199, df_num=            3, df_den=7.50988021571, p=0.470345715766),  # anova(fit, type = 3, ddf = "Satterthwaite")
-    ("u4", "A", "a1 - a2"): dict(estimate=0.016392542186, se=0.145255298253, df=7.91313405809, p_adj=            1, lo=-0.319207887296, hi=0.351992971668),
-    ("u4", "A", "a1 - a3"): dict(estimate=0.229369184875, se=0.196660687731, df=8.36918689464, p_adj=            1, lo=-0.220672502374, hi=0.679410872123),
-    ("u4", "A", "a1 - a4"): dict(estimate=0.26702911873, se=0.246523442425, df=7.02413341369, p_adj=            1, lo=-0.315500425643, hi=0.849558663104),
-    ("u4", "A", "a2 - a3"): dict(estimate=0.212976642689, se=0.196621547913, df=8.35187334386, p_adj=            1, lo=-0.237129808541, hi=0.663083093919),
-    ("u4", "A", "a2 - a4"): dict(estimate=0.250636576544, se=0.171632496039, df=7.68826989225, p_adj=            1, lo=-0.147959444492, hi=0.649232597581),
-    ("u4", "A", "a3 - a4"): dict(estimate=0.0376599338556, se=0.23295369077, df=8.20742631786, p_adj=            1, lo=-0.497178225025, hi=0.572498092736),
+    ("u4", "A"): dict(F=0.934047718199, df_num=            3, df_den=7.50988044325, p=0.470345714536),  # anova(fit, type = 3, ddf = "Satterthwaite")
+    ("u4", "A", "a1 - a2"): dict(estimate=0.016392542186, se=0.145255298253, df=7.91313478233, p_adj=            1, lo=-0.319207881883, hi=0.351992966255),
+    ("u4", "A", "a1 - a3"): dict(estimate=0.229369184875, se=0.196660687731, df=8.36918820882, p_adj=            1, lo=-0.220672490685, hi=0.679410860434),
+    ("u4", "A", "a1 - a4"): dict(estimate=0.26702911873, se=0.246523442425, df= 7.0241335037, p_adj=            1, lo=-0.315500424136, hi=0.849558661597),
+    ("u4", "A", "a2 - a3"): dict(estimate=0.212976642689, se=0.196621547913, df=8.35187349563, p_adj=            1, lo=-0.237129807185, hi=0.663083092563),
+    ("u4", "A", "a2 - a4"): dict(estimate=0.250636576544, se=0.171632496039, df=7.68826985655, p_adj=            1, lo=-0.147959444829, hi=0.649232597918),
+    ("u4", "A", "a3 - a4"): dict(estimate=0.0376599338556, se=0.23295369077, df=8.20742669952, p_adj=            1, lo=-0.497178220819, hi=0.57249808853),
     # lmer(value ~ A*B + (1 | case_id) + (0 + A1 | case_id) + (0 + B1 | case_id) + (0 + A1_B1 | case_id), REML = TRUE)  [structure chosen by the rule]
     ("u2x2_nocase", "structure"): dict(slopes=["A", "B", "A:B"], reml= 118.64457823, cell_cov_eigen=[0.155369042839, 0.320065163506, 0.950490670434,  1.1885374099]),
-    ("u2x2_nocase", "A"): dict(F=10.6587068855, df_num=            1, df_den=12.1215739408, p=0.0066864049609),  # anova(fit, type = 3, ddf = "Satterthwaite")
-    ("u2x2_nocase", "B"): dict(F=0.0527448802502, df_num=            1, df_den=15.6558057203, p=0.821327615725),  # anova(fit, type = 3, ddf = "Satterthwaite")
-    ("u2x2_nocase", "A:B"): dict(F=14.9820949146, df_num=            1, df_den=  6.212743756, p=0.00771970929546),  # anova(fit, type = 3, ddf = "Satterthwaite")
-    ("u2x2_nocase", "A", "a1 - a2"): dict(estimate=0.828289183297, se=0.253705411213, df=12.1215739408, p_adj=0.0066864049609, lo=0.27612684488, hi=1.38045152171),
-    ("u2x2_nocase", "B", "b1 - b2"): dict(estimate=0.0630894941112, se=0.274705205841, df=15.6558057203, p_adj=0.821327615725, lo=-0.520301796325, hi=0.646480784548),
-    ("u2x2_nocase", "A|B", "a1 - a2@b1"): dict(estimate=1.38094276554, se=0.291256764629, df=13.8714586591, p_adj=0.000323488568166, lo=0.755715622659, hi=2.00616990842),
-    ("u2x2_nocase", "A|B", "a1 - a2@b2"): dict(estimate=0.275635601054, se=0.290988833542, df=14.1994503488, p_adj=0.35936029033, lo=-0.347651940596, hi=0.898923142703),
+    ("u2x2_nocase", "A"): dict(F=10.6587068855, df_num=            1, df_den=12.1215741327, p=0.00668640483291),  # anova(fit, type = 3, ddf = "Satterthwaite")
+    ("u2x2_nocase", "B"): dict(F=0.0527448802502, df_num=            1, df_den=15.6558057594, p=0.821327615718),  # anova(fit, type = 3, ddf = "Satterthwaite")
+    ("u2x2_nocase", "A:B"): dict(F=14.9820949146, df_num=            1, df_den=6.21274509434, p=0.00771970606994),  # anova(fit, type = 3, ddf = "Satterthwaite")
+    ("u2x2_nocase", "A", "a1 - a2"): dict(estimate=0.828289183297, se=0.253705411213, df=12.1215741327, p_adj=0.00668640483291, lo=0.276126845839, hi=1.38045152076),
+    ("u2x2_nocase", "B", "b1 - b2"): dict(estimate=0.0630894941112, se=0.274705205841, df=15.6558057594, p_adj=0.821327615718, lo=-0.520301796204, hi=0.646480784427),
+    ("u2x2_nocase", "A|B", "a1 - a2@b1"): dict(estimate=1.38094276554, se=0.291256764629, df=13.8714596754, p_adj=0.00032348850446, lo=0.755715626999, hi=2.00616990408),
+    ("u2x2_nocase", "A|B", "a1 - a2@b2"): dict(estimate=0.275635601054, se=0.290988833542, df=14.1994513262, p_adj=0.359360289259, lo=-0.347651936632, hi=0.898923138739),
 }
 
 

@@ -1,5 +1,5 @@
 # R reference for the random-slopes mixed model (tests/analysis/stats/test_stats_mixed_r.py).
-# Run: Rscript random_slopes.R ../data     (R 4.2.2, lme4 1.1.31, lmerTest 3.1.3, emmeans 1.8.4.1)
+# Run: Rscript random_slopes.R ../data     (R 4.2.2, lme4 1.1.31, lmerTest 3.1.3, emmeans 1.8.4.1, numDeriv 2016.8-1.1)
 # The structure is chosen by the rule of eval_harness/analysis/stats/re_rule.py
 # (docs/statistics.md §3.3), written here with lme4's own fits:
 #   full = (1 | case_id) + one (0 + <term's sum-coded columns> | case_id) block per term,
@@ -17,6 +17,23 @@ ctl <- lmerControl(optimizer = "nloptwrap",
                                   ftol_rel = 0, maxeval = 1e5),
                    check.conv.singular = "ignore", check.nobs.vs.nRE = "ignore",
                    check.nobs.vs.rankZ = "ignore", check.nobs.vs.nlev = "ignore")
+# lmerTest's Satterthwaite ingredients with tighter numerical derivatives: the same
+# numDeriv calls as lmerTest:::as_lmerModLT (Hessian of devfun_vp at (theta, sigma), its
+# Moore-Penrose inverse over eigenvalues > 1e-8, the Jacobian of get_covbeta), with
+# Richardson's d = 0.02 and r = 5 instead of numDeriv's defaults (d = 0.1 / 1e-4, r = 4),
+# whose error (~1e-6 in df) was the largest difference from our analytic derivatives
+accurate <- function(fit, devfun) {
+  ma <- list(eps = 1e-4, d = 0.02, zero.tol = sqrt(.Machine$double.eps / 7e-7), r = 5, v = 2)
+  vp <- unname(c(fit@theta, fit@sigma))
+  h <- numDeriv::hessian(lmerTest:::devfun_vp, vp, method.args = ma, devfun = devfun, reml = TRUE)
+  e <- eigen(h, symmetric = TRUE)
+  pos <- e$values > 1e-8
+  fit@vcov_varpar <- 2 * e$vectors[, pos, drop = FALSE] %*%
+    diag(1 / e$values[pos], nrow = sum(pos)) %*% t(e$vectors[, pos, drop = FALSE])
+  jac <- numDeriv::jacobian(lmerTest:::get_covbeta, vp, method.args = ma, devfun = devfun)
+  fit@Jac_list <- lapply(seq_len(ncol(jac)), function(i) array(jac[, i], dim = rep(length(fit@beta), 2)))
+  fit
+}
 designs <- list(u2x2_slopes = c("A", "B"), u2x2_noslope = c("A", "B"), u3x2 = c("A", "B"),
                 u2x2x2 = c("A", "B", "C"), u4 = c("A"), u2x2_nocase = c("A", "B"))
 for (nm in names(designs)) {
@@ -36,7 +53,11 @@ for (nm in names(designs)) {
   names(cols) <- labs
   ran <- function(s) paste(c("(1 | case_id)", sapply(s, function(t)
     paste0("(0 + ", paste(cols[[t]], collapse = " + "), " | case_id)"))), collapse = " + ")
-  fitf <- function(s) lmer(as.formula(paste(fixed, "+", ran(s))), data = d, REML = TRUE, control = ctl)
+  fitf <- function(s) {
+    f <- as.formula(paste(fixed, "+", ran(s)))
+    accurate(lmer(f, data = d, REML = TRUE, control = ctl),
+             lme4::lmer(f, data = d, REML = TRUE, control = ctl, devFunOnly = TRUE))
+  }
   cellcov <- function(fit, s) {  # sigma^2 I + sum over blocks of Xc_t Sigma_t Xc_t'
     vc <- VarCorr(fit)
     idx <- c(list(1), lapply(s, function(t) which(colnames(mm) %in% cols[[t]])))
