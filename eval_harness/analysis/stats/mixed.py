@@ -16,9 +16,11 @@ M_i = Λᵀ Z_iᵀ Z_i Λ + I and W_i = I − Z_i Λ M_i⁻¹ Λᵀ Z_iᵀ (Wood
     d(θ) = Σ_i log|M_i| + log|XᵀWX| + (N − p) (1 + log(2π r²(θ) / (N − p)))
     β̂ = (XᵀWX)⁻¹ XᵀWy,  r² = yᵀWy − β̂ᵀ XᵀWy,  σ̂² = r² / (N − p)
 
-minimised over θ with the diagonal of Λ bounded below by 0 (L-BFGS-B, restarted from its
-own optimum until the deviance stops improving). Everything is computed from per-case
-sums XᵢᵀXᵢ, Xᵢᵀyᵢ, yᵢᵀyᵢ, so the cost is linear in the number of cases.
+minimised over θ unconstrained (d depends on ΛΛᵀ only; the optimum is mapped to lme4's
+non-negative diagonal of Λ) by Newton steps on the analytic gradient and Hessian
+(`_newton`). Everything is computed from per-case sums XᵢᵀXᵢ, Xᵢᵀyᵢ, yᵢᵀyᵢ, once per
+group of cases with the same XᵢᵀXᵢ (`case_groups`), so the cost is linear in the number
+of cases.
 
 Satterthwaite df as lmerTest (Kuznetsova, Brockhoff & Christensen 2017, J. Stat. Softw.
 82(13)): the variance parameters are φ = (θ, σ); A = 2 H⁺ where H is the Hessian of the
