@@ -1,17 +1,23 @@
 """Cases that share a design: the mixed model's per-case algebra once per group.
 
-Everything of case i in the REML criterion that is not a sum over its response depends on
-XᵢᵀXᵢ only (M_i = ΛᵀZᵢᵀZᵢΛ + I, W_i); on cell means XᵢᵀXᵢ is fixed by which cells the
-case answered, so the cases fall into few groups (2 % of 16 cells missing: ≈ 300 groups
-at 5,000 cases, most of them complete). With P = Λ M⁻¹ Λᵀ (q × q, the same for the whole
-group) and tᵢ = Xᵢᵀyᵢ, r the random-effect columns of X:
+Of case i's part of the REML criterion, the factorisation depends on XᵢᵀXᵢ only
+(M_i = ΛᵀZᵢᵀZᵢΛ + I = L_i L_iᵀ); on cell means XᵢᵀXᵢ is fixed by which cells the case
+answered, so the cases fall into few groups (2 % of 16 cells missing: ≈ 300 groups at
+5,000 cases, most of them complete). Per group, with H = L⁻¹Λᵀ (q × q) and HX = H ZᵀX:
 
-    XᵢᵀWᵢXᵢ = XᵢᵀXᵢ − (ZᵢᵀXᵢ)ᵀ P ZᵢᵀXᵢ,   XᵢᵀWᵢyᵢ = tᵢ − (ZᵢᵀXᵢ)ᵀ P tᵢ[r],
-    yᵢᵀWᵢyᵢ = yᵢᵀyᵢ − tᵢ[r]ᵀ P tᵢ[r],    ZᵢᵀWᵢ v = F (Zᵢᵀv),  F = I − ZᵢᵀZᵢ P
+    XᵢᵀWᵢXᵢ = XᵢᵀXᵢ − HXᵀHX,   ZᵢᵀWᵢXᵢ = ZᵢᵀXᵢ − HZᵀHX   (HZ: the Z columns of HX)
 
-(Woodbury: Wᵢ = I − ZᵢΛMᵢ⁻¹ΛᵀZᵢᵀ), so the sums over a group's cases need only its count
-w, T = Σ tᵢ and S = Σ tᵢ[r] tᵢ[r]ᵀ: the Cholesky factors and solves run once per group,
-not once per case, and the results are those of the per-case sums up to rounding.
+(Woodbury: Wᵢ = I − ZᵢΛMᵢ⁻¹ΛᵀZᵢᵀ), and per case, with zᵢ = Zᵢᵀyᵢ and hᵢ = H zᵢ (a
+matrix-vector product; the Cholesky factors and the q × p products run once per group):
+
+    yᵢᵀWᵢyᵢ = yᵢᵀyᵢ − |hᵢ|²,   XᵢᵀWᵢyᵢ = Xᵢᵀyᵢ − HXᵀhᵢ,   ZᵢᵀWᵢyᵢ = zᵢ − HZᵀhᵢ.
+
+Products go through H, never through P = HᵀH = ΛM⁻¹Λᵀ: for a case with missing cells
+ZᵀZ is singular and P has an eigenvalue ≈ θ² on its null space that cancels only in
+exact arithmetic (formed explicitly, it cost 7 digits of the deviance at θ ≈ 500, where a
+variance ratio runs off as σ² → 0); and the y terms stay per case (a sum of zᵢzᵢᵀ over
+the group carries rounding into that null space). The results equal the per-case
+algebra's up to rounding.
 """
 
 from __future__ import annotations
@@ -50,8 +56,7 @@ class CaseGroups:
     xtx: np.ndarray  # (g, p, p) XᵢᵀXᵢ of the group's cases
     count: np.ndarray  # (g,) cases in the group
     index: np.ndarray  # (n,) group of each case
-    t_sum: np.ndarray  # (g, p) Σ Xᵢᵀyᵢ over the group
-    t_outer: np.ndarray  # (g, p, p) Σ (Xᵢᵀyᵢ)(Xᵢᵀyᵢ)ᵀ over the group
+    xty: np.ndarray  # (n, p) Xᵢᵀyᵢ of every case
     yty: float  # Σ yᵢᵀyᵢ over every case
 
     @classmethod
@@ -60,25 +65,25 @@ class CaseGroups:
         # equal designs give bit-equal sums (the same rows added in the same order);
         # a design summed in another row order only makes one more group
         first, index, count = unique_rows(xtx.reshape(n, p * p))
-        g = len(first)
-        t_sum = np.zeros((g, p))
-        np.add.at(t_sum, index, xty)
-        t_outer = np.zeros((g, p, p))
-        np.add.at(t_outer, index, xty[:, :, None] * xty[:, None, :])
-        return cls(xtx[first], count.astype(float), index, t_sum, t_outer, float(yty.sum()))
+        return cls(xtx[first], count.astype(float), index, xty, float(yty.sum()))
+
+    def sum(self, per_case: np.ndarray) -> np.ndarray:
+        """Per-case values (n, ...) summed within each group (g, ...)."""
+        out = np.zeros((len(self.count), *per_case.shape[1:]))
+        np.add.at(out, self.index, per_case)
+        return out
 
 
 @dataclass(frozen=True)
 class GroupAlgebra:
-    """The per-case blocks of one group (equal for its cases) and the totals, relative
-    to σ²: a = ZᵀWZ, b = ZᵀWX, f = F (c_i = f zᵢ, zᵢ = Zᵢᵀyᵢ); XᵀWX, XᵀWy, yᵀWy and
-    Σ log|M_i| summed over every case."""
+    """The blocks relative to σ²: per group (equal for its cases) a = ZᵀWZ, b = ZᵀWX; per
+    case c = ZᵀWy; XᵀWX, XᵀWy, yᵀWy and Σ log|M_i| summed over every case."""
 
     lam: np.ndarray
     logdet_m: float
     a: np.ndarray  # (g, q, q)
     b: np.ndarray  # (g, q, p)
-    f: np.ndarray  # (g, q, q)
+    c: np.ndarray  # (n, q)
     xwx: np.ndarray
     xwy: np.ndarray
     ywy: float
@@ -89,33 +94,31 @@ def group_algebra(gr: CaseGroups, cols: list[int], lam: np.ndarray) -> GroupAlge
     q = lam.shape[0]
     w = gr.count
     ztx = gr.xtx[:, cols, :]
-    ztz = ztx[:, :, cols]
-    m = np.matmul(lam.T, ztz @ lam) + np.eye(q)  # M = ΛᵀZᵀZΛ + I
+    m = np.matmul(lam.T, ztx[:, :, cols] @ lam) + np.eye(q)  # M = ΛᵀZᵀZΛ + I
     chol = np.linalg.cholesky(m)
     logdet = 2.0 * float(w @ np.log(np.diagonal(chol, axis1=1, axis2=2)).sum(axis=1))
-    half = np.linalg.solve(chol, np.broadcast_to(lam.T, m.shape))  # L⁻¹Λᵀ: P = halfᵀ half
-    pm = np.matmul(half.transpose(0, 2, 1), half)
-    pzx = pm @ ztx  # P ZᵀX
-    b = ztx - ztz @ pzx
-    f = np.eye(q) - ztz @ pm
-    t_r = gr.t_sum[:, cols]
-    xwx = np.tensordot(w, gr.xtx - np.matmul(ztx.transpose(0, 2, 1), pzx), axes=1)
-    xwy = gr.t_sum.sum(axis=0) - np.tensordot(pzx, t_r, axes=([0, 1], [0, 1]))
-    ywy = gr.yty - float(np.vdot(pm, gr.t_outer[:, cols][:, :, cols]))
+    h = np.linalg.solve(chol, np.broadcast_to(lam.T, m.shape))  # H = L⁻¹Λᵀ
+    hx = h @ ztx  # H ZᵀX
+    hz = hx[:, :, cols]  # H ZᵀZ
+    b = ztx - np.matmul(hz.transpose(0, 2, 1), hx)
+    xwx = np.tensordot(w, gr.xtx - np.matmul(hx.transpose(0, 2, 1), hx), axes=1)
+    z = gr.xty[:, cols]
+    hy = np.matmul(h[gr.index], z[:, :, None])  # (n, q, 1): h_i = H z_i
+    c = z - np.matmul(hz.transpose(0, 2, 1)[gr.index], hy)[:, :, 0]
+    xwy = gr.xty.sum(axis=0) - np.tensordot(hx, gr.sum(hy[:, :, 0]), axes=([0, 1], [0, 1]))
+    ywy = gr.yty - float(np.vdot(hy, hy))
     a = b[:, :, cols]
-    return GroupAlgebra(lam, logdet, (a + a.transpose(0, 2, 1)) / 2.0, b, f,
+    return GroupAlgebra(lam, logdet, (a + a.transpose(0, 2, 1)) / 2.0, b, c,
                         (xwx + xwx.T) / 2.0, xwy, ywy)
 
 
-def residual_moments(gr: CaseGroups, cols: list[int], e: GroupAlgebra, beta: np.ndarray
+def residuals(gr: CaseGroups, e: GroupAlgebra, beta: np.ndarray) -> np.ndarray:
+    """uᵢ = ZᵢᵀWᵢ(yᵢ − Xᵢβ) = cᵢ − bᵢβ of every case (n, q)."""
+    return e.c - (e.b @ beta)[gr.index]
+
+
+def residual_moments(gr: CaseGroups, e: GroupAlgebra, beta: np.ndarray
                      ) -> tuple[np.ndarray, np.ndarray]:
-    """Per group, Σ uᵢ and Σ uᵢuᵢᵀ with uᵢ = ZᵢᵀWᵢ(yᵢ − Xᵢβ) = F (tᵢ − XᵢᵀXᵢβ)[r]."""
-    t_r = gr.t_sum[:, cols]
-    fit_r = gr.xtx[:, cols, :] @ beta  # (XᵢᵀXᵢ β)[r], equal within the group
-    s = gr.t_outer[:, cols][:, :, cols]
-    cross = t_r[:, :, None] * fit_r[:, None, :]
-    d = s - cross - cross.transpose(0, 2, 1) + gr.count[:, None, None] * (
-        fit_r[:, :, None] * fit_r[:, None, :])
-    usum = np.matmul(e.f, (t_r - gr.count[:, None] * fit_r)[:, :, None])[:, :, 0]
-    uu = np.matmul(np.matmul(e.f, d), e.f.transpose(0, 2, 1))
-    return usum, (uu + uu.transpose(0, 2, 1)) / 2.0
+    """Per group, Σ uᵢ and Σ uᵢuᵢᵀ (`residuals`)."""
+    u = residuals(gr, e, beta)
+    return gr.sum(u), gr.sum(u[:, :, None] * u[:, None, :])

@@ -41,7 +41,7 @@ from eval_harness.analysis.stats.case_groups import (
     CaseGroups,
     GroupAlgebra,
     group_algebra,
-    residual_moments,
+    residuals,
     unique_rows,
 )
 
@@ -180,8 +180,7 @@ def blocks(s: CaseSums, st: Structure, theta: np.ndarray) -> Blocks:
     computed once per group of cases with the same design (`case_groups`)."""
     e = group_algebra(s.groups, list(st.cols), st.factor(theta))
     idx = s.groups.index
-    c = np.matmul(e.f[idx], s.xty[:, list(st.cols), None])[:, :, 0]
-    return Blocks(e.lam, e.logdet_m, e.a[idx], e.b[idx], c, e.xwx, e.xwy, e.ywy)
+    return Blocks(e.lam, e.logdet_m, e.a[idx], e.b[idx], e.c, e.xwx, e.xwy, e.ywy)
 
 
 @dataclass(frozen=True)
@@ -244,10 +243,10 @@ def deviance_and_gradient(s: CaseSums, st: Structure, theta: np.ndarray) -> tupl
     if not np.isfinite(dev):
         return dev, np.zeros_like(theta)
     dof = s.n_obs - e.xwx.shape[0]
-    _, uu = residual_moments(gr, cols, e, g.beta)
+    u = residuals(gr, e, g.beta)
     wbc = gr.count[:, None, None] * (e.b @ g.cinv)
     smat = (np.tensordot(gr.count, e.a, axes=1) - np.tensordot(wbc, e.b, axes=([0, 2], [0, 2]))
-            - dof / g.rss * uu.sum(axis=0))
+            - dof / g.rss * (u.T @ u))
     sl = 2.0 * smat @ e.lam
     rows, cols_k = theta_index(st)
     return dev, sl[rows, cols_k]

@@ -30,7 +30,10 @@ not reported as a test.
    note reports the REML likelihood-ratio test between the two.
 5. Saturation: when N − p is below the number of identified variance parameters, or the
    fitted cell covariance is singular (smallest eigenvalue < 1e-8 · var(y)), or the
-   classical σ̂² < 1e-8 · var(y), no term is tested (`Choice.saturated` says why).
+   classical σ̂² < 1e-8 · var(y), or the classical random effects interpolate the data
+   (σ² → 0 at the fitted relative covariance does not raise the REML criterion: σ̂² is
+   not identified, the criterion is flat out to σ² = 0), no term is tested
+   (`Choice.saturated` says why).
 """
 
 from __future__ import annotations
@@ -47,6 +50,7 @@ from eval_harness.analysis.stats.mixed import (
     block_start,
     fit_at,
     fit_mixed,
+    profiled_deviance,
     slope_structure,
 )
 
@@ -54,6 +58,11 @@ from eval_harness.analysis.stats.mixed import (
 RANK_REL = 1e-4
 #: a cell covariance eigenvalue below this fraction of var(y) is a fit through the data
 SATURATED_REL = 1e-8
+#: θ̂ × this (σ² × its inverse square, the relative covariance fixed) must raise the REML
+#: criterion by more than INTERPOLATE_DEV, else the random effects interpolate the data;
+#: where they do not, each residual dimension left adds ≈ 2 log 1e3 ≈ 14 to it
+INTERPOLATE_SCALE = 1e3
+INTERPOLATE_DEV = 1.0
 
 
 @dataclass(frozen=True)
@@ -114,6 +123,15 @@ def saturation(sums: CaseSums, fit: MixedFit, var_y: float, x_cells: np.ndarray)
     if dof < n_var:
         return (f"saturated: {dof} residual df (N − p = {sums.n_obs} − {fit.n_params}) for "
                 f"{n_var} variance parameters")
+    if not full and np.any(fit.theta != 0.0):
+        # the random effects interpolate the data when σ² → 0 leaves the criterion
+        # bounded: then σ̂² is wherever the optimiser stopped on a flat asymptote
+        # (1e-9 or 1e-6 of var(y)), not an estimate
+        far = profiled_deviance(sums, fit.structure, fit.theta * INTERPOLATE_SCALE)
+        if not far > fit.deviance + INTERPOLATE_DEV:
+            return (f"saturated: the random effects fit the data exactly as σ² → 0 (the "
+                    f"REML criterion {fit.deviance:.6g} is {far:.6g} at σ² × "
+                    f"{INTERPOLATE_SCALE ** -2:.0e}): the residual variance is not identified")
     low = float(np.linalg.eigvalsh(cell_covariance(fit, x_cells)).min())
     floor = fit.sigma2 if not full else low  # the classical residual floors every stratum
     if not min(low, floor) > SATURATED_REL * var_y:

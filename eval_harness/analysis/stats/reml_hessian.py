@@ -71,7 +71,7 @@ def vp_hessian(s: CaseSums, st: Structure, e: Blocks | GroupAlgebra, g: Gls, sig
     n = len(e.a)
     if isinstance(e, GroupAlgebra):
         w = s.groups.count
-        usum, uu = residual_moments(s.groups, list(st.cols), e, g.beta)
+        usum, uu = residual_moments(s.groups, e, g.beta)
     else:
         w = np.ones(n)
         usum = e.c - e.b @ g.beta

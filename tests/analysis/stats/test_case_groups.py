@@ -66,7 +66,7 @@ def _dense_deviance(cm: pd.DataFrame, x: np.ndarray, st: Structure, theta: np.nd
 def _one_group_per_case(s: CaseSums) -> CaseSums:
     """The same sums with every case its own group (the per-case algebra)."""
     ones = CaseGroups(s.xtx, np.ones(s.n_cases), np.arange(s.n_cases), s.xty,
-                      s.xty[:, :, None] * s.xty[:, None, :], float(s.yty.sum()))
+                      float(s.yty.sum()))
     out = CaseSums(s.xtx, s.xty, s.yty, s.n_obs, s.n_cases)
     out.__dict__["groups"] = ones
     return out
