@@ -26,6 +26,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+#: groups of at least this many cases are multiplied group by group (`CaseGroups.matvec`)
+BIG_GROUP = 16
+
 
 def unique_rows(a: np.ndarray, weights: np.ndarray | None = None
                 ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -58,6 +61,10 @@ class CaseGroups:
     index: np.ndarray  # (n,) group of each case
     xty: np.ndarray  # (n, p) Xᵢᵀyᵢ of every case
     yty: float  # Σ yᵢᵀyᵢ over every case
+    #: (group, its cases) of the groups with at least BIG_GROUP cases, and the cases of
+    #: the other groups: `matvec` multiplies the first by one matmul per group
+    big: tuple[tuple[int, np.ndarray], ...]
+    small: np.ndarray
 
     @classmethod
     def of(cls, xtx: np.ndarray, xty: np.ndarray, yty: np.ndarray) -> CaseGroups:
@@ -65,7 +72,24 @@ class CaseGroups:
         # equal designs give bit-equal sums (the same rows added in the same order);
         # a design summed in another row order only makes one more group
         first, index, count = unique_rows(xtx.reshape(n, p * p))
-        return cls(xtx[first], count.astype(float), index, xty, float(yty.sum()))
+        order = np.argsort(index, kind="stable")
+        bounds = np.concatenate([[0], np.cumsum(count)])
+        big = tuple((int(g), order[bounds[g]:bounds[g + 1]])
+                    for g in np.flatnonzero(count >= BIG_GROUP))
+        small = np.flatnonzero(count[index] < BIG_GROUP)
+        return cls(xtx[first], count.astype(float), index, xty, float(yty.sum()), big, small)
+
+    def matvec(self, mats: np.ndarray, vecs: np.ndarray) -> np.ndarray:
+        """mats[group of i] @ vecs[i] for every case i: (g, a, b), (n, b) -> (n, a); one
+        matmul per large group, a gathered batch for the cases of the small ones (no
+        (n, a, b) copy of the groups' matrices)."""
+        out = np.empty((len(vecs), mats.shape[1]))
+        for g, cases in self.big:
+            out[cases] = vecs[cases] @ mats[g].T
+        if len(self.small):
+            out[self.small] = np.matmul(mats[self.index[self.small]],
+                                        vecs[self.small][:, :, None])[:, :, 0]
+        return out
 
     def sum(self, per_case: np.ndarray) -> np.ndarray:
         """Per-case values (n, ...) summed within each group (g, ...)."""
@@ -103,9 +127,9 @@ def group_algebra(gr: CaseGroups, cols: list[int], lam: np.ndarray) -> GroupAlge
     b = ztx - np.matmul(hz.transpose(0, 2, 1), hx)
     xwx = np.tensordot(w, gr.xtx - np.matmul(hx.transpose(0, 2, 1), hx), axes=1)
     z = gr.xty[:, cols]
-    hy = np.matmul(h[gr.index], z[:, :, None])  # (n, q, 1): h_i = H z_i
-    c = z - np.matmul(hz.transpose(0, 2, 1)[gr.index], hy)[:, :, 0]
-    xwy = gr.xty.sum(axis=0) - np.tensordot(hx, gr.sum(hy[:, :, 0]), axes=([0, 1], [0, 1]))
+    hy = gr.matvec(h, z)  # h_i = H z_i
+    c = z - gr.matvec(hz.transpose(0, 2, 1), hy)
+    xwy = gr.xty.sum(axis=0) - np.tensordot(hx, gr.sum(hy), axes=([0, 1], [0, 1]))
     ywy = gr.yty - float(np.vdot(hy, hy))
     a = b[:, :, cols]
     return GroupAlgebra(lam, logdet, (a + a.transpose(0, 2, 1)) / 2.0, b, c,

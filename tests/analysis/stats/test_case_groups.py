@@ -66,7 +66,7 @@ def _dense_deviance(cm: pd.DataFrame, x: np.ndarray, st: Structure, theta: np.nd
 def _one_group_per_case(s: CaseSums) -> CaseSums:
     """The same sums with every case its own group (the per-case algebra)."""
     ones = CaseGroups(s.xtx, np.ones(s.n_cases), np.arange(s.n_cases), s.xty,
-                      float(s.yty.sum()))
+                      float(s.yty.sum()), (), np.arange(s.n_cases))
     out = CaseSums(s.xtx, s.xty, s.yty, s.n_obs, s.n_cases)
     out.__dict__["groups"] = ones
     return out
@@ -86,7 +86,8 @@ def test_groups_are_fewer_than_cases_and_the_deviance_equals_the_dense_one() -> 
 
 
 def test_grouped_gradient_and_hessian_equal_the_per_case_ones() -> None:
-    s, _, cols = _sums(_frame(2))
+    s, _, cols = _sums(_frame(2, n=120))
+    assert s.groups.big and len(s.groups.small)  # both paths of `CaseGroups.matvec`
     single = _one_group_per_case(s)
     st = _structure(cols)
     theta = np.array([0.7, 0.4, -0.2, 0.5, 0.9])
