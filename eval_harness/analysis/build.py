@@ -49,7 +49,8 @@ from eval_harness.analysis.stats import (
 )
 from eval_harness.analysis.stats.design import term_name
 from eval_harness.analysis.stats.effect_size import PARTIAL_ETA_ERROR, generalized_eta_squared
-from eval_harness.analysis.stats.slopes import MIXED_LABEL
+from eval_harness.analysis.stats.errors import StatsInputError
+from eval_harness.analysis.stats.slopes import DDF_METHODS, MIXED_LABEL, canonical_ddf, mixed_label
 from eval_harness.analysis.summaries import condition_summaries, errored_samples, pareto_frontier
 from eval_harness.errors import UsageError
 from eval_harness.timing import phase
@@ -80,13 +81,14 @@ def choose_method(requested: str, dc: DesignCheck) -> tuple[str, str | None]:
 
 
 def _fit(dc: DesignCheck, method: str, keep_incomplete: bool, frame: pd.DataFrame,
-         response: str) -> tuple[AnovaResult | None, list[dict[str, Any]]]:
+         response: str, ddf: str) -> tuple[AnovaResult | None, list[dict[str, Any]]]:
     """The ANOVA of the kept factors, and the excluded cases."""
     if not dc.kept:
         return None, dc.excluded_cases
     if method == "mixed":
         rows = usable_rows(frame, response, ["case_id", *dc.kept, "value"])
-        res, _ = anova_frame(rows, dc.kept, response="value", method="mixed", levels=dc.levels)
+        res, _ = anova_frame(rows, dc.kept, response="value", method="mixed", levels=dc.levels,
+                             ddf=ddf)
         return res, []
     if keep_incomplete:
         rows = usable_rows(frame, response, ["case_id", *dc.kept, "value"])
@@ -153,11 +155,17 @@ def build_anova(
     keep_incomplete: bool = False,
     simple_effects: Any = None,
     judge_specs: Any = None,
+    ddf: str = DDF_METHODS[0],
 ) -> dict[str, Any]:
-    """The `anova.json` document (a JSON-ready dict) for `response` of a tidy frame."""
+    """The `anova.json` document (a JSON-ready dict) for `response` of a tidy frame; `ddf`:
+    the denominator df of the mixed model (`kenward-roger` | `satterthwaite`)."""
     if not isinstance(method, str) or method.lower() not in METHODS:
         raise UsageError(f"unknown ANOVA method {method!r}", hint=f"use one of {', '.join(METHODS)}")
     requested = method.lower()
+    try:
+        ddf = canonical_ddf(ddf)
+    except StatsInputError as exc:
+        raise UsageError(str(exc), hint="analysis.ddf / --ddf: kenward-roger or satterthwaite") from None
     correction = canonical_correction(correction)
     if not (isinstance(alpha, (int, float)) and 0.0 < alpha < 1.0):
         raise UsageError(f"alpha must lie in (0, 1), got {alpha!r}")
@@ -170,7 +178,7 @@ def build_anova(
         raise UsageError(f"no judge named {response!r} in the runs", hint=f"use one of: {names}")
     dc = design_check(frame, response)
     method, chosen = choose_method(requested, dc)
-    res, excluded_cases = _fit(dc, method, keep_incomplete, frame, response)
+    res, excluded_cases = _fit(dc, method, keep_incomplete, frame, response, ddf)
     order = term_order(dc.factors)
     excluded_terms = dropped_terms(dc.factors, dc.kept)
     terms: dict[str, dict[str, Any]] = {}
@@ -218,7 +226,7 @@ def build_anova(
         "method": {
             "name": method,
             "requested": requested,
-            "label": LABELS[method],
+            "label": mixed_label(ddf) if method == "mixed" else LABELS[method],
             "sphericity": SPHERICITY[method],
             "fit": res.fit if res is not None else "not fitted",
         },
@@ -254,7 +262,7 @@ def build_anova(
         with phase("per-judge"):
             pj_kept, pj_levels = _judge_factors(frame, judges, dc.factors)
             doc["per_judge"] = per_judge_block(frame, judges, pj_kept, pj_levels, requested,
-                                               alpha, keep_incomplete)
+                                               alpha, keep_incomplete, ddf)
     return jsonable(doc)  # type: ignore[no-any-return]
 
 

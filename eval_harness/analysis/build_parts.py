@@ -184,6 +184,7 @@ def simple_effects_block(
 def per_judge_block(
     frame: pd.DataFrame, judges: Sequence[str], kept: Sequence[str],
     levels: Mapping[str, Sequence[Any]], method: str, alpha: float, keep_incomplete: bool,
+    ddf: str = "kenward-roger",
 ) -> dict[str, Any]:
     """Per-judge ANOVAs; all (judge, term) raw p in one BH family; degenerate judges excluded."""
     excluded: list[dict[str, str]] = []
@@ -199,7 +200,7 @@ def per_judge_block(
     block: dict[str, Any] = {"correction": "bh", "alpha": alpha, "family_size": 0, "judges": {}}
     if frames:
         screen = per_judge_screen(frames, kept, method=method, keep_incomplete=keep_incomplete,
-                                  alpha=alpha, levels=levels)
+                                  alpha=alpha, levels=levels, ddf=ddf)
         block["family_size"] = screen.family_size
         for j, res in screen.results.items():
             terms, _ = term_table(res, "none", alpha)

@@ -94,6 +94,8 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--method", type=str.lower, choices=["auto", "rm", "mixed", "lmm"],
                    help="auto (default: rm when every case has every cell, else mixed), rm, "
                    "mixed (by-case random slopes) or lmm (random intercept)")
+    g.add_argument("--ddf", type=str.lower, choices=["kenward-roger", "satterthwaite"],
+                   help="denominator df of the mixed model (flag > config > kenward-roger)")
     g.add_argument("--correction", type=str.lower, choices=["holm", "bh", "fdr_bh", "none"],
                    help="multiple-comparison correction (flag > config > holm)")
     g.add_argument("--per-judge", action="store_true", help="also screen each judge")
@@ -138,7 +140,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def build_schema_parser() -> argparse.ArgumentParser:
-    """``orchestrate.py schema``."""
+    """``orchestrate schema``."""
     p = argparse.ArgumentParser(prog=f"{prog()} schema",
                                 description="Print the JSON Schema of eval.yaml (for editors).")
     p.add_argument("--debug", action="store_true")

@@ -41,6 +41,7 @@ def _options(args: argparse.Namespace, loaded: LoadedConfig | None) -> dict[str,
     return {
         "method": method, "correction": correction, "per_judge": per_judge,
         "keep_incomplete": keep, "alpha": analysis.alpha if analysis else 0.05,
+        "ddf": args.ddf or (analysis.ddf if analysis else "kenward-roger"),
         "simple_effects": args.simple_effects,
         "pass_mark": pass_mark(loaded),
     }
@@ -208,7 +209,7 @@ def _compute_analysis(
     with phase("anova"):
         anova = build_anova(
             frame, method=opts["method"], correction=opts["correction"], alpha=opts["alpha"],
-            per_judge=per_judge, keep_incomplete=opts["keep_incomplete"],
+            per_judge=per_judge, keep_incomplete=opts["keep_incomplete"], ddf=opts["ddf"],
             simple_effects=opts["simple_effects"], judge_specs=loaded.config if loaded else None,
         )
     for note in anova.get("notes", []):

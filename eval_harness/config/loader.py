@@ -53,7 +53,8 @@ _HINTS: dict[str, str] = {
     "matrix.analysis": "write `analysis:` followed by indented keys such as correction: holm",
     "matrix.analysis.correction": "use a string: holm, bh, fdr_bh or none",
     "matrix.analysis.per_judge": "write per_judge: true or per_judge: false (unquoted)",
-    "matrix.analysis.method": "use rm (default) or lmm",
+    "matrix.analysis.method": "use auto (default: rm when complete, else mixed), rm, mixed or lmm",
+    "matrix.analysis.ddf": "use kenward-roger (default) or satterthwaite",
     "judges": "each judge needs `name` and one kind field (check, prompt, a built-in...)",
     "runner.type": "one of cli, http, openai, anthropic, claude-code, python",
     **{f"judges.{kind}": options_hint(kind) for kind in BUILTIN_OPTIONS},
@@ -65,8 +66,8 @@ def _hint_for(path: KeyPath, err_type: str, model: type[BaseModel], bad_key: str
         known = _known_keys(model, path[:-1])
         close = difflib.get_close_matches(bad_key, known, n=1)
         if close:
-            return f"did you mean `{close[0]}`? (`orchestrate.py schema` lists every key)"
-        return "remove it; `orchestrate.py schema` lists every key"
+            return f"did you mean `{close[0]}`? (`orchestrate schema` lists every key)"
+        return "remove it; `orchestrate schema` lists every key"
     text = format_path(path)
     generic = "".join(f".{p}" if isinstance(p, str) else "" for p in path).lstrip(".")
     for key in (text, generic):

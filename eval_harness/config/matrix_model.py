@@ -122,6 +122,9 @@ class AnalysisOptions(Block):
     method: StrictStr = Field(
         "auto", description="auto (rm when complete, else mixed) | rm (repeated measures, GG) | "
         "mixed (by-case random slopes, keeps incomplete cases) | lmm (random intercept).")
+    ddf: StrictStr = Field(
+        "kenward-roger", description="Denominator df of the mixed model (mixed, and auto on "
+        "incomplete data): kenward-roger (default) | satterthwaite.")
     alpha: float = Field(0.05, gt=0, lt=1, description="Significance level.")
     keep_incomplete: StrictBool = Field(
         False, description="lmm only: keep cases missing some cells via a fitted model."
@@ -146,6 +149,17 @@ class AnalysisOptions(Block):
         if low not in METHODS:
             raise ValueError(f"unknown method {value!r}; use auto, rm, mixed or lmm")
         return low
+
+    @field_validator("ddf")
+    @classmethod
+    def _ddf(cls, value: str) -> str:
+        from eval_harness.analysis.stats.errors import StatsInputError
+        from eval_harness.analysis.stats.slopes import canonical_ddf
+
+        try:
+            return canonical_ddf(value)
+        except StatsInputError as exc:
+            raise ValueError(str(exc)) from None
 
 
 class MatrixBlock(Block):

@@ -171,6 +171,7 @@ def compute(entry: EvalEntry, token: str) -> EvalData:
     anova = build_anova(frame, method=analysis.method if analysis else "auto",
                         correction=analysis.correction if analysis else "holm",
                         alpha=analysis.alpha if analysis else 0.05,
+                        ddf=analysis.ddf if analysis else "kenward-roger",
                         per_judge=per_judge or not comp["value"].notna().any(),
                         judge_specs=cfg)
     mark = pass_mark(loaded)

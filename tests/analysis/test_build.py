@@ -288,6 +288,20 @@ def test_both_layouts_give_the_same_terms(tmp_path: Path) -> None:
     assert native["variance_components"] == pytest.approx(aeh["variance_components"])
 
 
+def test_mixed_ddf_is_recorded_and_checked() -> None:
+    y = _data(k=1)
+    y[0, 0, 0, 0] = np.nan
+    kr = build_anova(frame_from(y), method="mixed")
+    sw = build_anova(frame_from(y), method="mixed", ddf="satterthwaite")
+    _valid(kr)
+    _valid(sw)
+    assert "Kenward–Roger df" in kr["method"]["label"] and "Satterthwaite df" in sw["method"]["label"]
+    assert kr["terms"]["model"]["df_den"] != pytest.approx(sw["terms"]["model"]["df_den"])
+    with pytest.raises(UsageError, match="unknown ddf 'wald'") as info:
+        build_anova(frame_from(y), method="mixed", ddf="wald")
+    assert "kenward-roger or satterthwaite" in (info.value.hint or "")
+
+
 def test_unknown_response_is_a_usage_error() -> None:
     with pytest.raises(UsageError, match="no judge named"):
         build_anova(frame_from(_data()), response="nope")

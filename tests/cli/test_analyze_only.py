@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 from pathlib import Path
+
+import pytest
 
 from tests.conftest import FIXTURES, run_cli
 
@@ -73,7 +77,7 @@ def test_every_sample_errored_is_said_plainly(tmp_path: Path) -> None:
     assert anova["status"] == "no_scored_samples"
 
 
-def test_default_method_keeps_incomplete_cases_and_says_so(tmp_path: Path) -> None:
+def _incomplete_runs(tmp_path: Path) -> Path:
     import sys
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "analysis"))
@@ -83,6 +87,11 @@ def test_default_method_keeps_incomplete_cases_and_says_so(tmp_path: Path) -> No
                      for i in range(8) if not (i == 0 and (m, e) == ("m2", "high"))}
             for m in ("m1", "m2") for e in ("low", "high")}
     write_native(tmp_path / "runs", data, ["model", "effort"], ranges={"q": [0, 10]})
+    return tmp_path / "runs"
+
+
+def test_default_method_keeps_incomplete_cases_and_says_so(tmp_path: Path) -> None:
+    _incomplete_runs(tmp_path)
     code, _, err = run_cli("--analyze-only", str(tmp_path / "runs"), "--output",
                            str(tmp_path / "o"))
     assert code == 0, err
@@ -94,3 +103,26 @@ def test_default_method_keeps_incomplete_cases_and_says_so(tmp_path: Path) -> No
                            str(tmp_path / "r"), "--method", "rm")
     anova = json.loads((tmp_path / "r" / "anova.json").read_text())
     assert code == 0 and anova["method"]["name"] == "rm" and len(anova["excluded_cases"]) == 1
+
+
+def test_mixed_ddf_kenward_roger_by_default_satterthwaite_by_flag(tmp_path: Path) -> None:
+    runs = _incomplete_runs(tmp_path)
+    out = {}
+    for ddf in (None, "satterthwaite"):
+        flags = ["--ddf", ddf] if ddf else []
+        code, _, err = run_cli("--analyze-only", str(runs), "--output", str(tmp_path / str(ddf)),
+                               *flags)
+        assert code == 0, err
+        out[ddf] = json.loads((tmp_path / str(ddf) / "anova.json").read_text())
+    kr, sw = out[None], out["satterthwaite"]
+    assert kr["method"]["name"] == sw["method"]["name"] == "mixed"
+    assert "Kenward–Roger df" in kr["method"]["label"] and kr["method"]["fit"].endswith("Kenward–Roger df")
+    assert "Satterthwaite df" in sw["method"]["label"] and sw["method"]["fit"].endswith("Satterthwaite df")
+    assert kr["terms"]["model"]["df_den"] != sw["terms"]["model"]["df_den"]
+    from eval_harness.cli.args import build_parser
+
+    stderr = io.StringIO()
+    with pytest.raises(SystemExit) as exc, contextlib.redirect_stderr(stderr):
+        build_parser().parse_args(["--analyze-only", str(runs), "--ddf", "wald"])
+    err = stderr.getvalue()  # argparse's own exit 2, naming the choices
+    assert exc.value.code == 2 and "--ddf" in err and "'kenward-roger', 'satterthwaite'" in err

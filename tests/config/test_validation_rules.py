@@ -93,3 +93,18 @@ def test_defaults() -> None:
     assert m.block.analysis.correction == "holm"
     assert m.block.analysis.per_judge is False
     assert m.block.analysis.method == "auto"  # rm when complete, else mixed (issue 15)
+
+
+@pytest.mark.parametrize("value", ["bogus", "wald", 5, None, True])
+def test_bad_ddf(value: Any) -> None:
+    err = _err({"factors": {"model": ["a"]}, "analysis": {"ddf": value}})
+    assert err.key_path == "matrix.analysis.ddf"
+    assert "kenward-roger (default) or satterthwaite" in err.one_line()
+
+
+@pytest.mark.parametrize("name,canonical", [("KR", "kenward-roger"), ("Kenward_Roger", "kenward-roger"),
+                                            ("Satterthwaite", "satterthwaite")])
+def test_ddf_any_case_and_alias(name: str, canonical: str) -> None:
+    m = MatrixBuilder.from_yaml({"factors": {"model": ["a"]}, "analysis": {"ddf": name}})
+    assert m.block.analysis.ddf == canonical
+    assert MatrixBuilder.from_yaml({"factors": {"model": ["a"]}}).block.analysis.ddf == "kenward-roger"

@@ -9,7 +9,7 @@ the sum over *every* term U's error stratum. Unlike partial η² (SS_T / (SS_T +
 T's own test)), the denominator is the same whatever the error term a method uses, so the
 number compares across methods (rm, lmm, mixed) and across designs with the same factors.
 Under ``lmm`` / ``mixed`` partial η² is F·df₁ / (F·df₁ + df₂) on the model's pooled error
-(Satterthwaite df₂ for ``mixed``), which is much smaller than rm's when cases react
+(Kenward–Roger or Satterthwaite df₂ for ``mixed``), which is much smaller than rm's when cases react
 differently to a factor; η²_G is computed from the same complete-case sums under every
 method. References: Olejnik & Algina (2003), Psychological Methods 8:434–447; Bakeman
 (2005), Behavior Research Methods 37:379–384; afex ``aov_ez(..., anova_table = list(es =
@@ -29,7 +29,7 @@ from eval_harness.analysis.stats.sums import design_sums
 PARTIAL_ETA_ERROR = {
     "rm": "term × case stratum of the term (SS_T / (SS_T + SS_T×case))",
     "lmm": "pooled residual of the random-intercept model (F·df1 / (F·df1 + df2))",
-    "mixed": "random-slopes model, Satterthwaite df2 (F·df1 / (F·df1 + df2))",
+    "mixed": "random-slopes model, its denominator df2 (method.label) (F·df1 / (F·df1 + df2))",
 }
 
 

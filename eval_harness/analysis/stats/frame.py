@@ -27,6 +27,7 @@ from eval_harness.analysis.stats.balanced import (
 from eval_harness.analysis.stats.design import contr_sum, term_name, term_subsets
 from eval_harness.analysis.stats.dist import f_sf
 from eval_harness.analysis.stats.errors import StatsInputError
+from eval_harness.analysis.stats.kenward_roger import KenwardRoger, kr_term
 from eval_harness.analysis.stats.reml import WaldFit, fit_random_intercept, wald_term
 from eval_harness.analysis.stats.results import LMM_LABEL, AnovaResult, ExcludedTerm, TermResult
 
@@ -90,8 +91,10 @@ def anova_frame(
     method: str = "rm",
     keep_incomplete: bool = False,
     levels: Mapping[str, Sequence[Any]] | None = None,
+    ddf: str = "kenward-roger",
 ) -> tuple[AnovaResult, list[dict[str, Any]]]:
-    """ANOVA of tidy rows; returns the result and the excluded cases (with missing cells)."""
+    """ANOVA of tidy rows; returns the result and the excluded cases (with missing cells).
+    `ddf` (`kenward-roger` or `satterthwaite`): the denominator df of `mixed`."""
     if isinstance(method, str) and method.lower() in ("auto", "mixed"):
         from eval_harness.analysis.stats.slopes import fitted_mixed  # imports this module
 
@@ -100,7 +103,7 @@ def anova_frame(
         y, excluded = _balanced_array(cm, factors, lv, response, case)
         if method.lower() == "auto" and not excluded:
             return anova_balanced(y, factors, lv, "rm"), []
-        return fitted_mixed(cm, factors, lv, response, case), []
+        return fitted_mixed(cm, factors, lv, response, case, ddf), []
     method = check_method(method)
     if keep_incomplete and method != "lmm":
         raise StatsInputError("keep_incomplete needs method 'lmm' (rm requires complete cases)")
@@ -113,15 +116,15 @@ def anova_frame(
 
 
 def wald_term_result(name: str, fit: WaldFit, sigma2: float, hyp: np.ndarray,
-                     q: float) -> TermResult | None:
+                     q: float, kr: KenwardRoger | None = None) -> TermResult | None:
     """Wald F test of one term of a fitted model, or None when F, p or df is not finite.
 
-    F and the Satterthwaite df from `reml.wald_term`; p = P(F_{q, ddf} > F); the sums of
-    squares are implied by the fit, SS = F·q·σ², SS_error = σ²·ddf, and
-    partial η² = F·q / (F·q + ddf).
+    F and the df: Kenward–Roger (`kenward_roger.kr_term`) when `kr` is given, else the
+    Satterthwaite df of `reml.wald_term`; p = P(F_{q, ddf} > F); the sums of squares are
+    implied by the fit, SS = F·q·σ², SS_error = σ²·ddf, and partial η² = F·q / (F·q + ddf).
     """
     with np.errstate(all="ignore"):
-        f_val, ddf = wald_term(fit, hyp)
+        f_val, ddf = kr_term(kr, hyp) if kr is not None else wald_term(fit, hyp)
         p = float(f_sf(f_val, q, ddf))
     if not (np.isfinite(f_val) and np.isfinite(p) and ddf > 0):
         return None

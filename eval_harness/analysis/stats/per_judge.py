@@ -53,15 +53,17 @@ def per_judge_screen(
     keep_incomplete: bool = False,
     alpha: float = 0.05,
     levels: Mapping[str, Sequence[Any]] | None = None,
+    ddf: str = "kenward-roger",
 ) -> PerJudgeScreen:
-    """Run `anova_frame` per judge and BH-adjust all tested (judge, term) p together."""
+    """Run `anova_frame` per judge and BH-adjust all tested (judge, term) p together
+    (`ddf`: the mixed model's denominator df)."""
     results: dict[str, AnovaResult] = {}
     dropped_cases: dict[str, list[dict[str, Any]]] = {}
     excluded: list[JudgeExclusion] = []
     for judge, frame in frames.items():
         res, dropped = anova_frame(
             frame, factors, response=response, case=case, method=method,
-            keep_incomplete=keep_incomplete, levels=levels,
+            keep_incomplete=keep_incomplete, levels=levels, ddf=ddf,
         )
         dropped_cases[judge] = dropped
         if not res.terms:

@@ -56,7 +56,7 @@ def _g_matrices(st: Structure, lam: np.ndarray) -> np.ndarray:
     return g
 
 
-def _pair_traces(left: np.ndarray, right: np.ndarray, gflat: np.ndarray, q: int) -> np.ndarray:
+def pair_traces(left: np.ndarray, right: np.ndarray, gflat: np.ndarray, q: int) -> np.ndarray:
     """H[k, j] = Σ_i tr(L_i G_k R_i G_j) for stacks L, R of (n, q, q)."""
     t = left.reshape(len(left), q * q).T @ right.reshape(len(right), q * q)  # [ab, cd]
     t = t.reshape(q, q, q, q).transpose(1, 2, 3, 0).reshape(q * q, q * q)  # [bc, da]
@@ -86,12 +86,12 @@ def vp_hessian(s: CaseSums, st: Structure, e: Blocks | GroupAlgebra, g: Gls, sig
         q * q, p * p)
     qk = (gflat @ kq).reshape(kk, p, p)  # Q_k
     cq = g.cinv @ qk
-    trace = (_pair_traces(wa, e.a, gflat, q) - _pair_traces(wa, rmat, gflat, q)
-             - _pair_traces(wr, e.a, gflat, q)
+    trace = (pair_traces(wa, e.a, gflat, q) - pair_traces(wa, rmat, gflat, q)
+             - pair_traces(wr, e.a, gflat, q)
              + cq.reshape(kk, p * p) @ cq.transpose(0, 2, 1).reshape(kk, p * p).T)
     fmat = (bflat.T @ usum).reshape(q, p, q).transpose(0, 2, 1).reshape(q * q, p)  # Σ B_i[a]u_i[b]
     gvec = gflat @ fmat  # g_k
-    yterm = _pair_traces(e.a, uu, gflat, q) - gvec @ g.cinv @ gvec.T
+    yterm = pair_traces(e.a, uu, gflat, q) - gvec @ g.cinv @ gvec.T
     umat = uu.sum(axis=0)
     smat = wa.sum(axis=0) - wr.sum(axis=0)  # Σ_i a_i − B_i C B_iᵀ
     rows, cols = theta_index(st)

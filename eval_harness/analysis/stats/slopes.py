@@ -3,10 +3,14 @@
 Structure rule: `re_rule` (documented in docs/statistics.md §3.3; mirrored in R by
 tests/analysis/stats/r_reference/random_slopes.R).
 
-Terms: type-3 Wald F with Satterthwaite df (`reml.wald_term`, lmerTest's basis).
+Denominator df (`ddf`): Kenward–Roger by default (`kenward_roger`; lmerTest
+`anova(fit, type = 3, ddf = "Kenward-Roger")`, afex::mixed's default), or Satterthwaite
+(`reml.wald_term`, lmerTest's type-3 basis).
+Terms: type-3 F (KR: the scaled Wald F on Φ_A; Satterthwaite: the Wald F on Cov(β̂)).
 Contrasts: marginal means with equal weights over the other factors' levels (emmeans'
-default), estimate lᵀβ̂, SE √(lᵀ Cov l), Satterthwaite df of l (`emmeans(fit, pairwise ~ A,
-lmer.df = "satterthwaite")`).
+default), estimate lᵀβ̂; KR: SE √(lᵀ Φ_A l) and the KR df of l (`emmeans(fit, pairwise ~ A,
+lmer.df = "kenward-roger")`); Satterthwaite: SE √(lᵀ Cov l) and its Satterthwaite df
+(`lmer.df = "satterthwaite"`).
 """
 
 from __future__ import annotations
@@ -32,12 +36,33 @@ from eval_harness.analysis.stats.frame import (
     type3_hypothesis,
     wald_term_result,
 )
+from eval_harness.analysis.stats.kenward_roger import KenwardRoger, adjust, kr_contrast
 from eval_harness.analysis.stats.mixed import CaseSums, MixedFit
 from eval_harness.analysis.stats.re_rule import choose_and_fit, ridge_point
 from eval_harness.analysis.stats.reml import WaldFit, satterthwaite_nu
 from eval_harness.analysis.stats.results import AnovaResult, Contrast, ExcludedTerm, TermResult
 
-MIXED_LABEL = "mixed model with by-case random slopes (REML, Satterthwaite df)"
+#: denominator-df methods of `mixed` (setting `analysis.ddf`, CLI `--ddf`); the first is the default
+DDF_METHODS = ("kenward-roger", "satterthwaite")
+DDF_NAMES = {"kenward-roger": "Kenward–Roger df", "satterthwaite": "Satterthwaite df"}
+
+
+def mixed_label(ddf: str = DDF_METHODS[0]) -> str:
+    """The method label of `mixed` results (anova.json `label`), naming the df method."""
+    return f"mixed model with by-case random slopes (REML, {DDF_NAMES[ddf]})"
+
+
+MIXED_LABEL = mixed_label()
+
+
+def canonical_ddf(value: object) -> str:
+    """`kenward-roger` or `satterthwaite` (case, `_` and spaces ignored); else StatsInputError."""
+    key = str(value).strip().lower().replace("_", "-").replace(" ", "-")
+    if key in ("kr", "kenward-roger", "kenwardroger"):
+        return "kenward-roger"
+    if key == "satterthwaite":
+        return key
+    raise StatsInputError(f"unknown ddf {value!r}; choose one of {list(DDF_METHODS)}")
 
 
 @dataclass(frozen=True)
@@ -61,6 +86,10 @@ class SlopesModel:
     components: tuple[float, float] | None = None
     #: σ² D of the random effects at that point (q × q), or None: `fit.random_cov()`
     cov: np.ndarray | None = None
+    #: Kenward–Roger quantities (ddf `kenward-roger`); None: Satterthwaite df from `fit`
+    kr: KenwardRoger | None = None
+    #: terms (factor-index subsets) not tested, with the reason (`re_rule.Choice.untestable`)
+    untestable: tuple[tuple[tuple[int, ...], str], ...] = ()
 
     def formula(self) -> str:
         """`y ~ A*B + <random part>` (slopes are numeric sum-coded columns in R)."""
@@ -93,20 +122,24 @@ def term_hypothesis(levels: Sequence[Sequence[Any]], subset: tuple[int, ...], co
 
 
 def fit_slopes_model(cm: pd.DataFrame, factors: Sequence[str], levels: Sequence[Sequence[Any]],
-                     response: str, case: str) -> SlopesModel:
+                     response: str, case: str, ddf: str = DDF_METHODS[0]) -> SlopesModel:
     """Fit the model to one row per (case, cell) mean; X must have full column rank."""
     x, cols = design_matrix(cm, factors, levels)
     y = cm[response].to_numpy(dtype=float)
     codes = pd.factorize(cm[case])[0]
     sums = CaseSums.from_rows(x, y, codes)
     x_cells = design_rows(factors, levels)
-    choice = choose_and_fit(sums, cols, len(factors), float(np.var(y, ddof=1)), x_cells)
+    kr_df = ddf == "kenward-roger"
+    choice = choose_and_fit(sums, cols, len(factors), float(np.var(y, ddof=1)), x_cells,
+                            with_df=not kr_df)
     sigma2, rel = ridge_point(choice.fit, x_cells)
+    kr = (adjust(sums, choice.fit.structure, choice.fit.theta)
+          if kr_df and not choice.saturated else None)
     return SlopesModel(choice.fit, tuple(factors), tuple(tuple(lv) for lv in levels),
                        dict(cols), choice.slopes, choice.notes,
                        random_part(factors, choice.slopes, choice.fit.structure.correlated),
                        choice.saturated, (float(sigma2 * rel[0, 0]), float(sigma2)),
-                       sigma2 * rel)
+                       sigma2 * rel, kr, choice.untestable)
 
 
 def design_rows(factors: Sequence[str], levels: Sequence[Sequence[Any]]) -> np.ndarray:
@@ -150,10 +183,14 @@ def model_contrasts(model: SlopesModel, factor: str, correction: str = "holm", a
         for b in range(a + 1, len(lv)):
             vec = means[a] - means[b]
             est = float(vec @ fit.beta)
-            var = float(vec @ fit.cov_beta @ vec)
-            se = float(np.sqrt(var)) if var > 0 else 0.0
             with np.errstate(all="ignore"):
-                df = satterthwaite_nu(fit, vec) if se > 0 else float("nan")
+                if model.kr is not None:
+                    var, df = kr_contrast(model.kr, vec)
+                else:
+                    var = float(vec @ fit.cov_beta @ vec)
+                    df = satterthwaite_nu(fit, vec) if var > 0 else float("nan")
+            se = float(np.sqrt(var)) if var > 0 else 0.0
+            df = df if se > 0 else float("nan")
             rows.append((lv[a], lv[b], est, se, df))
     with np.errstate(all="ignore"):
         t_vals = np.array([r[2] / r[3] if r[3] > 0 else np.nan for r in rows])
@@ -174,9 +211,11 @@ def model_contrasts(model: SlopesModel, factor: str, correction: str = "holm", a
 
 
 def fitted_mixed(cm: pd.DataFrame, factors: Sequence[str], levels: Sequence[Sequence[Any]],
-                 response: str, case: str) -> AnovaResult:
+                 response: str, case: str, ddf: str = DDF_METHODS[0]) -> AnovaResult:
     """ANOVA table of the random-slopes model on (case, cell) means; never raises on
-    degenerate data: terms without a test are excluded with a reason."""
+    degenerate data: terms without a test are excluded with a reason. `ddf`: the
+    denominator-df method (`DDF_METHODS`)."""
+    ddf = canonical_ddf(ddf)
     keep = [j for j, lv in enumerate(levels) if len(lv) >= 2]
     kf = [factors[j] for j in keep]
     kl = [tuple(levels[j]) for j in keep]
@@ -184,7 +223,7 @@ def fitted_mixed(cm: pd.DataFrame, factors: Sequence[str], levels: Sequence[Sequ
                 for s in term_subsets(len(factors)) if any(j not in keep for j in s)]
     y = cm[response].to_numpy(dtype=float)
     n_cases = int(cm[case].nunique())
-    base: dict[str, Any] = dict(method="mixed", label=MIXED_LABEL, factors=tuple(factors),
+    base: dict[str, Any] = dict(method="mixed", label=mixed_label(ddf), factors=tuple(factors),
                                 n_cases=n_cases,
                                 levels={f: tuple(levels[j]) for j, f in enumerate(factors)})
 
@@ -215,7 +254,7 @@ def fitted_mixed(cm: pd.DataFrame, factors: Sequence[str], levels: Sequence[Sequ
         # doubled the fit's CPU time): one thread inside the fit, the caller's limits after
         with np.errstate(all="ignore"), malloc.heap_phase(), \
                 threadpool_limits(limits=1, user_api="blas"):
-            model = fit_slopes_model(cm, kf, kl, response, case)
+            model = fit_slopes_model(cm, kf, kl, response, case, ddf)
     except (np.linalg.LinAlgError, ValueError, FloatingPointError) as exc:
         return all_excluded(f"the mixed model could not be fitted ({type(exc).__name__}: {exc})")
     fit = cast(MixedFit, model.fit)  # fit_slopes_model always fits a MixedFit
@@ -223,10 +262,14 @@ def fitted_mixed(cm: pd.DataFrame, factors: Sequence[str], levels: Sequence[Sequ
         return all_excluded(f"{model.saturated} ({model.formula()})", fit=model.formula())
     case_var, resid_var = model.components or (float(fit.random_cov()[0, 0]), fit.sigma2)
     terms: dict[str, TermResult] = {}
+    untestable = dict(model.untestable)
     for s in term_subsets(len(kf)):
         name = term_name(kf, s)
+        if s in untestable:
+            excluded.append(ExcludedTerm(name, untestable[s]))
+            continue
         result = wald_term_result(name, fit, resid_var, term_hypothesis(kl, s, cols[s], x),
-                                  float(cols[s].size))
+                                  float(cols[s].size), model.kr)
         if result is None:
             excluded.append(ExcludedTerm(name, REASONS[5]))
             continue
@@ -234,4 +277,5 @@ def fitted_mixed(cm: pd.DataFrame, factors: Sequence[str], levels: Sequence[Sequ
     notes = (f"random effects: {model.formula()}", *model.notes)
     return AnovaResult(**base, terms=terms, excluded_terms=tuple(excluded),
                        case_variance=case_var, residual_variance=resid_var,
-                       fit=f"REML {model.formula()}, Satterthwaite df", notes=notes, model=model)
+                       fit=f"REML {model.formula()}, {DDF_NAMES[ddf]}", notes=notes,
+                       model=model)

@@ -112,7 +112,8 @@ def fits() -> dict[str, Any]:
     for name, factors in FACTORS.items():
         d = pd.read_csv(DATA / f"{name}.csv")
         levels = {f: sorted(d[f].unique()) for f in factors}
-        res, dropped = anova_frame(d, factors, method="mixed", levels=levels)
+        res, dropped = anova_frame(d, factors, method="mixed", levels=levels,
+                                    ddf="satterthwaite")
         assert dropped == [] and res.method == "mixed"
         out[name] = res
     return out

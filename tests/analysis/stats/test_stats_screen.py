@@ -69,3 +69,17 @@ def test_per_judge_screen_pools_all_judges_in_one_bh_family() -> None:
 def test_keep_incomplete_requires_lmm() -> None:
     with pytest.raises(ValueError, match="lmm"):
         anova_frame(tidy(np.zeros((3, 2, 2))), ["model", "effort"], keep_incomplete=True)
+
+
+def test_per_judge_screen_passes_the_mixed_ddf() -> None:
+    from pathlib import Path
+
+    from eval_harness.analysis.stats.per_judge import per_judge_screen
+
+    d = pd.read_csv(Path(__file__).parent / "data" / "u3x2.csv")
+    levels = {f: sorted(d[f].unique()) for f in "AB"}
+    kr = per_judge_screen({"j": d}, ["A", "B"], method="mixed", levels=levels)
+    sw = per_judge_screen({"j": d}, ["A", "B"], method="mixed", levels=levels,
+                          ddf="satterthwaite")
+    assert "Kenward–Roger" in kr.results["j"].label and "Satterthwaite" in sw.results["j"].label
+    assert kr.results["j"].terms["A"].df_den != pytest.approx(sw.results["j"].terms["A"].df_den)

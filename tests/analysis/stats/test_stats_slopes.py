@@ -38,23 +38,27 @@ def _data(levels: dict[str, list[str]], n: int, seed: int, *, case_sd: float = 1
     return d
 
 
-def _fit(d: pd.DataFrame, levels: dict[str, list[str]], method: str = "mixed"):
+def _fit(d: pd.DataFrame, levels: dict[str, list[str]], method: str = "mixed",
+         ddf: str = "kenward-roger"):
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        res, dropped = anova_frame(d, list(levels), method=method, levels=levels)
+        res, dropped = anova_frame(d, list(levels), method=method, levels=levels, ddf=ddf)
     for t in res.terms.values():
         assert math.isfinite(t.F) and math.isfinite(t.p_raw) and t.df_den > 0
     return res, dropped
 
 
+@pytest.mark.parametrize("ddf", ["kenward-roger", "satterthwaite"])
 @pytest.mark.parametrize(("levels", "seed"), [(AB, 0), (AB, 1), (ABC, 1)])
-def test_complete_two_level_designs_equal_rm(levels: dict[str, list[str]], seed: int) -> None:
+def test_complete_two_level_designs_equal_rm(levels: dict[str, list[str]], seed: int,
+                                             ddf: str) -> None:
     # Complete, balanced, 2-level factors, no variance at the boundary: every term × case
-    # stratum is estimated by its own mean square, so the Satterthwaite F and df are the
-    # rm F and df(n − 1) exactly (GG ε = 1 for 1-df terms); measured agreement ~1e-9.
+    # stratum is estimated by its own mean square, so the F and df are the rm F and
+    # df(n − 1) exactly (GG ε = 1 for 1-df terms), under Satterthwaite and under
+    # Kenward–Roger (exact for balanced designs, Kenward & Roger 1997); measured ~1e-9.
     d = _data(levels, 16, seed)
     rm, _ = _fit(d, levels, "rm")
-    mixed, dropped = _fit(d, levels)
+    mixed, dropped = _fit(d, levels, ddf=ddf)
     assert not mixed.model.fit.singular and dropped == []
     for t, ref in rm.terms.items():
         got = mixed.terms[t]

@@ -9,6 +9,8 @@
 #   classical structure (the same blocks without the highest-order term) is fitted.
 suppressMessages({library(lmerTest); library(emmeans)})
 options(contrasts = c("contr.sum", "contr.poly"))
+source(file.path(dirname(sub("^--file=", "", grep("^--file=", commandArgs(FALSE),
+                                                  value = TRUE)[1])), "design.R"))
 args <- commandArgs(trailingOnly = TRUE)
 dir <- if (length(args)) args[1] else "../data"
 g <- function(x) formatC(x, digits = 12, format = "g")
@@ -38,21 +40,11 @@ designs <- list(u2x2_slopes = c("A", "B"), u2x2_noslope = c("A", "B"), u3x2 = c(
                 u2x2x2 = c("A", "B", "C"), u4 = c("A"), u2x2_nocase = c("A", "B"))
 for (nm in names(designs)) {
   w <- designs[[nm]]
-  d <- read.csv(file.path(dir, paste0(nm, ".csv")))
-  for (f in c("case_id", w)) d[[f]] <- factor(d[[f]], levels = sort(unique(d[[f]])))
-  fixed <- paste("value ~", paste(w, collapse = "*"))
-  rhs <- as.formula(paste("~", paste(w, collapse = "*")))
-  mm <- model.matrix(rhs, d)
-  colnames(mm) <- gsub(":", "_", colnames(mm))
-  d <- cbind(d, mm[, -1, drop = FALSE])
+  x <- read_design(dir, nm, w)
+  d <- x$d; fixed <- x$fixed; rhs <- x$rhs; mm <- x$mm; labs <- x$labs; cols <- x$cols
+  ran <- x$ran
   cells <- expand.grid(lapply(setNames(w, w), function(f) levels(d[[f]])))
   xc <- model.matrix(rhs, cells)
-  labs <- attr(terms(as.formula(fixed)), "term.labels")
-  assign <- attr(mm, "assign")
-  cols <- lapply(seq_along(labs), function(k) colnames(mm)[assign == k])
-  names(cols) <- labs
-  ran <- function(s) paste(c("(1 | case_id)", sapply(s, function(t)
-    paste0("(0 + ", paste(cols[[t]], collapse = " + "), " | case_id)"))), collapse = " + ")
   fitf <- function(s) {
     f <- as.formula(paste(fixed, "+", ran(s)))
     accurate(lmer(f, data = d, REML = TRUE, control = ctl),
