@@ -99,21 +99,24 @@ class CaseGroups:
 
 
 @dataclass(frozen=True)
-class GroupAlgebra:
-    """The blocks relative to σ²: per group (equal for its cases) a = ZᵀWZ, b = ZᵀWX; per
-    case c = ZᵀWy; XᵀWX, XᵀWy, yᵀWy and Σ log|M_i| summed over every case."""
+class Blocks:
+    """The algebra at θ, relative to σ² (W_i = V_i⁻¹ σ², V_i/σ² = I + Z_i Λ Λᵀ Z_iᵀ):
+    a_i = Z_iᵀW_iZ_i, b_i = Z_iᵀW_iX_i — one per group of cases with the same design
+    (`group` gives each case's) or, with `group` None, one per case (`mixed.blocks`) —
+    c_i = Z_iᵀW_iy_i per case; XᵀWX, XᵀWy, yᵀWy and Σ log|M_i| summed over every case."""
 
     lam: np.ndarray
     logdet_m: float
-    a: np.ndarray  # (g, q, q)
-    b: np.ndarray  # (g, q, p)
+    a: np.ndarray  # (g, q, q), or (n, q, q)
+    b: np.ndarray  # (g, q, p), or (n, q, p)
     c: np.ndarray  # (n, q)
     xwx: np.ndarray
     xwy: np.ndarray
     ywy: float
+    group: np.ndarray | None = None  # (n,) group of each case; None: a, b are per case
 
 
-def group_algebra(gr: CaseGroups, cols: list[int], lam: np.ndarray) -> GroupAlgebra:
+def group_algebra(gr: CaseGroups, cols: list[int], lam: np.ndarray) -> Blocks:
     """The blocks at Λ (raises LinAlgError when some M_i is not positive definite)."""
     q = lam.shape[0]
     w = gr.count
@@ -132,16 +135,16 @@ def group_algebra(gr: CaseGroups, cols: list[int], lam: np.ndarray) -> GroupAlge
     xwy = gr.xty.sum(axis=0) - np.tensordot(hx, gr.sum(hy), axes=([0, 1], [0, 1]))
     ywy = gr.yty - float(np.vdot(hy, hy))
     a = b[:, :, cols]
-    return GroupAlgebra(lam, logdet, (a + a.transpose(0, 2, 1)) / 2.0, b, c,
-                        (xwx + xwx.T) / 2.0, xwy, ywy)
+    return Blocks(lam, logdet, (a + a.transpose(0, 2, 1)) / 2.0, b, c, (xwx + xwx.T) / 2.0,
+                  xwy, ywy, gr.index)
 
 
-def residuals(gr: CaseGroups, e: GroupAlgebra, beta: np.ndarray) -> np.ndarray:
+def residuals(gr: CaseGroups, e: Blocks, beta: np.ndarray) -> np.ndarray:
     """uᵢ = ZᵢᵀWᵢ(yᵢ − Xᵢβ) = cᵢ − bᵢβ of every case (n, q)."""
     return e.c - (e.b @ beta)[gr.index]
 
 
-def residual_moments(gr: CaseGroups, e: GroupAlgebra, beta: np.ndarray
+def residual_moments(gr: CaseGroups, e: Blocks, beta: np.ndarray
                      ) -> tuple[np.ndarray, np.ndarray]:
     """Per group, Σ uᵢ and Σ uᵢuᵢᵀ (`residuals`)."""
     u = residuals(gr, e, beta)

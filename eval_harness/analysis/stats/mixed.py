@@ -38,8 +38,8 @@ from functools import cached_property, lru_cache
 import numpy as np
 
 from eval_harness.analysis.stats.case_groups import (
+    Blocks,
     CaseGroups,
-    GroupAlgebra,
     group_algebra,
     residuals,
     unique_rows,
@@ -156,31 +156,12 @@ class Structure:
         return np.where(np.isfinite(self.lower_bounds()), 1.0, 0.0)
 
 
-@dataclass(frozen=True)
-class Blocks:
-    """Per-case algebra at θ, relative to σ² (W_i = V_i⁻¹ σ², V_i/σ² = I + Z_i Λ Λᵀ Z_iᵀ).
-
-    a_i = Z_iᵀW_iZ_i, b_i = Z_iᵀW_iX_i, c_i = Z_iᵀW_iy_i; XᵀWX, XᵀWy, yᵀWy summed over
-    cases. Every product is a batched matmul or a tensordot over (case, effect): the cost
-    is linear in the number of cases.
-    """
-
-    lam: np.ndarray
-    logdet_m: float
-    a: np.ndarray  # (n, q, q)
-    b: np.ndarray  # (n, q, p)
-    c: np.ndarray  # (n, q)
-    xwx: np.ndarray
-    xwy: np.ndarray
-    ywy: float
-
-
 def blocks(s: CaseSums, st: Structure, theta: np.ndarray) -> Blocks:
     """The per-case blocks at θ (raises LinAlgError when some M_i is not positive definite),
     computed once per group of cases with the same design (`case_groups`)."""
     e = group_algebra(s.groups, list(st.cols), st.factor(theta))
     idx = s.groups.index
-    return Blocks(e.lam, e.logdet_m, e.a[idx], e.b[idx], e.c, e.xwx, e.xwy, e.ywy)
+    return Blocks(e.lam, e.logdet_m, e.a[idx], e.b[idx], e.c, e.xwx, e.xwy, e.ywy, None)
 
 
 @dataclass(frozen=True)
@@ -193,7 +174,7 @@ class Gls:
     logdet_x: float
 
 
-def gls(e: Blocks | GroupAlgebra) -> Gls:
+def gls(e: Blocks) -> Gls:
     chol = np.linalg.cholesky(e.xwx)
     cinv = np.linalg.inv(e.xwx)
     beta = cinv @ e.xwy
@@ -201,7 +182,7 @@ def gls(e: Blocks | GroupAlgebra) -> Gls:
     return Gls((cinv + cinv.T) / 2.0, beta, max(rss, 0.0), 2.0 * float(np.log(np.diag(chol)).sum()))
 
 
-def _reml(e: Blocks | GroupAlgebra, g: Gls, n_obs: int) -> float:
+def _reml(e: Blocks, g: Gls, n_obs: int) -> float:
     dof = n_obs - e.xwx.shape[0]
     if g.rss <= 0.0:
         return -np.inf

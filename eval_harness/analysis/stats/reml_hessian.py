@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from eval_harness.analysis.stats.case_groups import GroupAlgebra, group_algebra, residual_moments
+from eval_harness.analysis.stats.case_groups import group_algebra, residual_moments
 from eval_harness.analysis.stats.mixed import Blocks, CaseSums, Gls, Structure, gls, theta_index
 
 
@@ -63,13 +63,13 @@ def pair_traces(left: np.ndarray, right: np.ndarray, gflat: np.ndarray, q: int) 
     return gflat @ t @ gflat.T
 
 
-def vp_hessian(s: CaseSums, st: Structure, e: Blocks | GroupAlgebra, g: Gls, sigma: float
+def vp_hessian(s: CaseSums, st: Structure, e: Blocks, g: Gls, sigma: float
                ) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
     """(Hessian of D at (θ, σ), (∂Cov(β̂)/∂θ_1, …, ∂Cov(β̂)/∂σ)), from per-case blocks
     or from the groups' (`case_groups.group_algebra`)."""
     q, p = st.q, e.b.shape[2]
     n = len(e.a)
-    if isinstance(e, GroupAlgebra):
+    if e.group is not None:
         w = s.groups.count
         usum, uu = residual_moments(s.groups, e, g.beta)
     else:
