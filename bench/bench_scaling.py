@@ -19,6 +19,11 @@ Series (``--series``, default all):
   case tags) without and with tags (``tier`` and ``cluster`` per case); besides each
   series' growth it prints the with/without ratio per size and flags it when it grows
   (tags made grouping quadratic once);
+- ``missing``: 500 → 20,000 cases at 16 conditions with ``--missing`` (2 %) of the
+  condition × case cells errored in every replication (agent-eval-harness layout): the
+  cases then miss cells, so ``method: auto`` fits the mixed model (docs/statistics.md
+  §3.3) for the composite and for each judge, the path whose cost must stay linear in
+  cases (issue 23);
 - ``million``: 1M judge values end to end against the targets (≤ 60 s wall, ≤ 2 GB peak
   RSS): 16 conditions × 10,417 cases × 3 replications × 2 judges = 1,000,032 values
   (500,016 samples), agent-eval-harness layout.
@@ -58,7 +63,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import scale_data
 
 REPO = Path(__file__).resolve().parent.parent
-SERIES = ("cases", "conditions", "tags", "million")
+SERIES = ("cases", "conditions", "tags", "missing", "million")
 MILLION = (16, 10_417, 3)  # × 2 judges = 1,000,032 judge values
 WALL_TARGET_S = 60.0
 RSS_TARGET_MIB = 2e9 / 2**20  # 2 GB
@@ -73,19 +78,23 @@ class Size(NamedTuple):
     cases: int
     reps: int = 1
     tags: bool = False
+    missing: float = 0.0  #: fraction of condition × case cells with no sample (errored)
 
     @property
     def samples(self) -> int:
-        return self.conditions * self.cases * self.reps
+        """Samples written (the missing cells are drawn at random: this is their expectation)."""
+        return round(self.conditions * self.cases * self.reps * (1.0 - self.missing))
 
     @property
     def label(self) -> str:
-        return f"{self.conditions}x{self.cases}x{self.reps}" + ("+tags" if self.tags else "")
+        return (f"{self.conditions}x{self.cases}x{self.reps}" + ("+tags" if self.tags else "")
+                + (f"-{self.missing:g}" if self.missing else ""))
 
     @property
     def folder(self) -> str:
-        return f"{self.layout}-{self.conditions}x{self.cases}x{self.reps}" + (
-            "-tags" if self.tags else "")
+        return (f"{self.layout}-{self.conditions}x{self.cases}x{self.reps}"
+                + ("-tags" if self.tags else "")
+                + (f"-missing{self.missing:g}" if self.missing else ""))
 
 
 @dataclass
@@ -136,7 +145,7 @@ def dataset(size: Size, keep: Path | None, scratch: Path) -> Path:
         root.mkdir(parents=True)
         t0 = time.perf_counter()
         scale_data.write_runs(str(root), size.layout, size.conditions, size.cases, size.reps,
-                              judges=2, tags=size.tags)
+                              judges=2, tags=size.tags, missing=size.missing)
         done.write_text("")
         print(f"  wrote {size.label} ({size.samples:,} samples, {size.layout} layout) in "
               f"{time.perf_counter() - t0:.1f} s", flush=True)
@@ -306,8 +315,13 @@ def main() -> int:
                     help="cases of the conditions series (default 2000)")
     ap.add_argument("--tag-cases", default="500,2000,5000",
                     help="case counts of the tags series (default 500,2000,5000)")
+    ap.add_argument("--missing-cases", default="500,2000,5000,20000",
+                    help="case counts of the missing series (default 500,2000,5000,20000)")
+    ap.add_argument("--missing", type=float, default=0.02,
+                    help="fraction of cells errored in the missing series (default 0.02)")
     ap.add_argument("--layout", default="aeh", choices=("aeh", "native"),
-                    help="layout of the cases, conditions and million series (default aeh)")
+                    help="layout of the cases, conditions, missing and million series "
+                    "(default aeh)")
     ap.add_argument("--metric", default="cpu_s", choices=("cpu_s", "wall_s"),
                     help="per-phase number shown (default CPU: the machine may be shared)")
     ap.add_argument("--max-growth", type=float, default=1.5,
@@ -343,6 +357,14 @@ def main() -> int:
         flagged += table("no tags", plain, **common)
         flagged += table("tags", tagged, **common)
         flagged += tag_ratio(plain, tagged, args.max_growth)
+    if "missing" in series:
+        if not 0.0 < args.missing < 1.0:
+            ap.error(f"--missing must be a fraction in (0, 1), not {args.missing}")
+        print(f"\nmissing series ({args.conditions_at} conditions, {args.missing:.0%} of cells "
+              f"errored, {args.layout} layout)")
+        sizes = [Size(args.layout, args.conditions_at, n, missing=args.missing)
+                 for n in _ints(args.missing_cases)]
+        flagged += table("missing", measure(sizes, args.keep), **common)
     if "million" in series:
         flagged += million(args.keep, args.layout)
     print("\n" + ("flagged: " + "; ".join(flagged) if flagged else "nothing flagged"))

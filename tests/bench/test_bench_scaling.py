@@ -61,3 +61,17 @@ def test_the_million_size_has_at_least_a_million_judge_values() -> None:
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="/proc")
 def test_process_tree_rss_is_read_from_proc() -> None:
     assert bs._tree_rss_mib(os.getpid()) > 1
+
+
+def test_the_missing_series_sends_auto_to_the_mixed_model(tmp_path: Any) -> None:
+    """Its run sets miss cells, so the analysis measured is the mixed-model path."""
+    import json
+
+    size = bs.Size("aeh", 4, 40, missing=0.1)
+    assert size.samples == 144 and size.label == "4x40x1-0.1"
+    assert size.folder != bs.Size("aeh", 4, 40).folder  # kept run sets are not mixed up
+    root = bs.dataset(size, None, tmp_path)
+    res = bs.analyse(size, root)
+    assert res.exit_code in (0, 1) and res.seconds("anova", "cpu_s") is not None
+    anova = json.loads((root / "out" / "anova.json").read_text())
+    assert anova["method"]["name"] == "mixed" and anova["method"]["requested"] == "auto"

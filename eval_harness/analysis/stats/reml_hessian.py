@@ -24,14 +24,17 @@ C = (XᵀWX)⁻¹, W relative), so with R_i = B_i C B_iᵀ and Q_k = Σ_i B_iᵀ
 
 and ∂Cov(β̂)/∂θ_k = σ² C Q_k C, ∂Cov(β̂)/∂σ = 2σ C. Sums over cases of products of
 two per-case matrices are formed once as q² × q² (or qp × qp) cross-products, then
-contracted with the G_k.
+contracted with the G_k. Cases with the same design share a_i, B_i and R_i
+(`case_groups`): given the groups' blocks, each sum is one over groups, weighted by their
+counts, with Σ u_i and Σ u_i u_iᵀ per group.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from eval_harness.analysis.stats.mixed import Blocks, CaseSums, Gls, Structure, theta_index
+from eval_harness.analysis.stats.case_groups import group_algebra, residual_moments
+from eval_harness.analysis.stats.mixed import Blocks, CaseSums, Gls, Structure, gls, theta_index
 
 
 def pinv_positive(hess: np.ndarray, tol: float = 1e-8) -> np.ndarray:
@@ -62,27 +65,35 @@ def pair_traces(left: np.ndarray, right: np.ndarray, gflat: np.ndarray, q: int) 
 
 def vp_hessian(s: CaseSums, st: Structure, e: Blocks, g: Gls, sigma: float
                ) -> tuple[np.ndarray, tuple[np.ndarray, ...]]:
-    """(Hessian of D at (θ, σ), (∂Cov(β̂)/∂θ_1, …, ∂Cov(β̂)/∂σ))."""
+    """(Hessian of D at (θ, σ), (∂Cov(β̂)/∂θ_1, …, ∂Cov(β̂)/∂σ)), from per-case blocks
+    or from the groups' (`case_groups.group_algebra`)."""
     q, p = st.q, e.b.shape[2]
     n = len(e.a)
+    if e.group is not None:
+        w = s.groups.count
+        usum, uu = residual_moments(s.groups, e, g.beta)
+    else:
+        w = np.ones(n)
+        usum = e.c - e.b @ g.beta
+        uu = usum[:, :, None] * usum[:, None, :]
     gm = _g_matrices(st, e.lam)
     kk = len(gm)
     gflat = gm.reshape(kk, q * q)
-    u = e.c - e.b @ g.beta
     rmat = (e.b @ g.cinv) @ e.b.transpose(0, 2, 1)  # R_i = B_i C B_iᵀ
+    wa, wr = w[:, None, None] * e.a, w[:, None, None] * rmat
     bflat = e.b.reshape(n, q * p)
-    kq = (bflat.T @ bflat).reshape(q, p, q, p).transpose(0, 2, 1, 3).reshape(q * q, p * p)
+    kq = ((w[:, None] * bflat).T @ bflat).reshape(q, p, q, p).transpose(0, 2, 1, 3).reshape(
+        q * q, p * p)
     qk = (gflat @ kq).reshape(kk, p, p)  # Q_k
     cq = g.cinv @ qk
-    trace = (pair_traces(e.a, e.a, gflat, q) - pair_traces(e.a, rmat, gflat, q)
-             - pair_traces(rmat, e.a, gflat, q)
+    trace = (pair_traces(wa, e.a, gflat, q) - pair_traces(wa, rmat, gflat, q)
+             - pair_traces(wr, e.a, gflat, q)
              + cq.reshape(kk, p * p) @ cq.transpose(0, 2, 1).reshape(kk, p * p).T)
-    uu = u[:, :, None] * u[:, None, :]
-    fmat = (bflat.T @ u).reshape(q, p, q).transpose(0, 2, 1).reshape(q * q, p)  # Σ B_i[a]u_i[b]
+    fmat = (bflat.T @ usum).reshape(q, p, q).transpose(0, 2, 1).reshape(q * q, p)  # Σ B_i[a]u_i[b]
     gvec = gflat @ fmat  # g_k
     yterm = pair_traces(e.a, uu, gflat, q) - gvec @ g.cinv @ gvec.T
-    umat = u.T @ u
-    smat = e.a.sum(axis=0) - np.tensordot(e.b @ g.cinv, e.b, axes=([0, 2], [0, 2]))
+    umat = uu.sum(axis=0)
+    smat = wa.sum(axis=0) - wr.sum(axis=0)  # Σ_i a_i − B_i C B_iᵀ
     rows, cols = theta_index(st)
     # G_jk = E_k E_jᵀ + E_j E_kᵀ is non-zero only when θ_j, θ_k share a column of Λ
     same = cols[:, None] == cols[None, :]
@@ -97,3 +108,21 @@ def vp_hessian(s: CaseSums, st: Structure, e: Blocks, g: Gls, sigma: float
     h[kk, kk] = -2.0 * dof / s2 + 6.0 * g.rss / (s2 * s2)
     grads = (*(s2 * (g.cinv @ qk[k] @ g.cinv) for k in range(kk)), 2.0 * sigma * g.cinv)
     return h, grads
+
+
+def profiled_hessian(s: CaseSums, st: Structure, theta: np.ndarray) -> np.ndarray:
+    """Hessian of the profiled criterion d(θ) = D(θ, σ̂(θ)) (`mixed.profiled_deviance`):
+    σ̂ minimises D at every θ (∂D/∂σ = 0 along σ̂(θ)), so
+
+        ∇²d = H_θθ − H_θσ H_σθ / H_σσ
+
+    (the Schur complement of H_σσ in D's Hessian at (θ, σ̂(θ))); the optimiser's Newton
+    steps use it. Raises LinAlgError where d is not finite."""
+    e = group_algebra(s.groups, list(st.cols), st.factor(theta))
+    g = gls(e)
+    dof = s.n_obs - e.xwx.shape[0]
+    if not g.rss > 0.0:
+        raise np.linalg.LinAlgError("r² = 0: the criterion is unbounded")
+    h, _ = vp_hessian(s, st, e, g, float(np.sqrt(g.rss / dof)))
+    k = len(theta)
+    return h[:k, :k] - np.outer(h[:k, k], h[k, :k]) / h[k, k]

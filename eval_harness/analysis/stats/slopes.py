@@ -26,6 +26,7 @@ from threadpoolctl import threadpool_limits
 
 from eval_harness import malloc
 from eval_harness.analysis.stats.balanced import CONSTANT_REL, REASONS, too_large
+from eval_harness.analysis.stats.case_groups import unique_rows
 from eval_harness.analysis.stats.correction import adjust_pvalues, canonical_correction
 from eval_harness.analysis.stats.design import term_name, term_subsets
 from eval_harness.analysis.stats.dist import t_ppf, t_sf
@@ -241,7 +242,9 @@ def fitted_mixed(cm: pd.DataFrame, factors: Sequence[str], levels: Sequence[Sequ
     if not ss_total > CONSTANT_REL * float(y @ y):
         return all_excluded(REASONS[2])
     x, cols = design_matrix(cm, kf, kl)
-    if len(y) <= x.shape[1] or np.linalg.matrix_rank(x) < x.shape[1]:
+    # the rank of X is that of its distinct rows (one per cell): an SVD of a few rows,
+    # not of every (case, cell) row
+    if len(y) <= x.shape[1] or np.linalg.matrix_rank(x[unique_rows(x)[0]]) < x.shape[1]:
         return all_excluded("too few observations or an empty cell: the full-factorial "
                             "model is not estimable")
     try:

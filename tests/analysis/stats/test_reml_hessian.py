@@ -1,7 +1,7 @@
 """The analytic Hessian of the REML deviance in (θ, σ) and the Jacobian of Cov(β̂)
 (stats/reml_hessian.py) against central differences, one correlated block, a block per term
-and `||`,
-interior and boundary θ."""
+and `||`, interior and boundary θ; the Hessian of the criterion profiled over σ against
+differences of its gradient."""
 
 from __future__ import annotations
 
@@ -12,8 +12,14 @@ import pandas as pd
 import pytest
 
 from eval_harness.analysis.stats.frame import design_matrix
-from eval_harness.analysis.stats.mixed import CaseSums, Structure, blocks, gls
-from eval_harness.analysis.stats.reml_hessian import vp_hessian
+from eval_harness.analysis.stats.mixed import (
+    CaseSums,
+    Structure,
+    blocks,
+    deviance_and_gradient,
+    gls,
+)
+from eval_harness.analysis.stats.reml_hessian import profiled_hessian, vp_hessian
 
 
 def _sums(seed: int) -> tuple[CaseSums, dict[tuple[int, ...], np.ndarray]]:
@@ -65,3 +71,18 @@ def test_hessian_and_jacobian_equal_central_differences(pattern: tuple[int, ...]
         num_k = (cov(theta + ek) - cov(theta - ek)) / (2 * step)
         assert np.abs(grads[k] - num_k).max() < 1e-7
     assert np.allclose(grads[-1], 2 * sigma * gls(e).cinv)
+
+
+@pytest.mark.parametrize("pattern", [(4,), (1, 2, 1), (1, 1, 1, 1)])
+def test_profiled_hessian_equals_central_differences_of_the_gradient(
+        pattern: tuple[int, ...]) -> None:
+    # the Newton steps of the optimiser: ∇²d(θ), d profiled over σ
+    s, cols = _sums(4)
+    st = Structure((0, *cols[(0,)], *cols[(1,)]), pattern)
+    theta = np.linspace(0.2, 1.1, st.n_theta()) * np.where(np.isfinite(st.lower_bounds()), 1, -0.7)
+    h = profiled_hessian(s, st, theta)
+    step = 1e-6
+    num = np.array([(deviance_and_gradient(s, st, theta + step * e)[1]
+                     - deviance_and_gradient(s, st, theta - step * e)[1]) / (2 * step)
+                    for e in np.eye(theta.size)])
+    assert np.abs(h - num).max() < 1e-6 * max(1.0, np.abs(h).max())
