@@ -43,6 +43,31 @@ def run_cli(*argv: str) -> tuple[int, str, str]:
     return code, out.getvalue(), err.getvalue()
 
 
+def example_cli_config(path: Path, *, name: str, models: list[str], seed: int, judge: str) -> Path:
+    """Write an eval.yaml at `path` that runs the bundled example agent as a cli runner
+    over the example's cases, one factor `model` with `models`, the agent seeded with
+    `seed`, and one judge `ok` whose kind line is `judge` (e.g. ``exact_match: true``)."""
+    agent = ROOT / "configs" / "example" / "agent.py"
+    path.write_text(f"""\
+name: {name}
+matrix:
+  factors:
+    model: [{", ".join(models)}]
+runner:
+  type: cli
+  command: python3 -S {agent} --model {{model}} --case-id {{case_id}} --question {{question}}
+  output_format: json
+execution:
+  env: {{EXAMPLE_AGENT_SEED: "{seed}"}}
+dataset:
+  path: {ROOT / "configs" / "example" / "cases.jsonl"}
+judges:
+  - name: ok
+    {judge}
+""")
+    return path
+
+
 @pytest.fixture(autouse=True)
 def _forget_secrets():
     """Secrets registered by one test (eval_harness.redact is process-wide) never mask

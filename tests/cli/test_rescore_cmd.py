@@ -7,30 +7,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.conftest import ROOT, run_cli
+from tests.conftest import example_cli_config, run_cli
 
 
 def _config(tmp: Path, name: str, check: str) -> Path:
-    agent = ROOT / "configs" / "example" / "agent.py"
-    path = tmp / name
-    path.write_text(f"""\
-name: rs
-matrix:
-  factors:
-    model: [example-small, example-large]
-runner:
-  type: cli
-  command: python3 -S {agent} --model {{model}} --case-id {{case_id}} --question {{question}}
-  output_format: json
-execution:
-  env: {{EXAMPLE_AGENT_SEED: "3"}}
-dataset:
-  path: {ROOT / "configs" / "example" / "cases.jsonl"}
-judges:
-  - name: ok
-    check: '{check}'
-""")
-    return path
+    return example_cli_config(tmp / name, name="rs", models=["example-small", "example-large"],
+                              seed=3, judge=f"check: '{check}'")
 
 
 def test_analyze_only_rescore_rescores_then_analyses(tmp_path: Path) -> None:

@@ -103,6 +103,14 @@ def _cli_eval(tmp_path: Path, hooks: dict[str, Any]) -> Path:
     return path
 
 
+
+def _run_scored(cfg: Path, runs: Path, **opts: Any) -> Any:
+    """Run `cfg` into `runs` with its real judges; the run summary."""
+    from eval_harness.judges.scorer import build_scorer
+
+    exp = prepare(cfg)
+    return execute(exp, build_scorer(exp, runs_dir=runs), options(runs, **opts))
+
 def test_hooks_run_with_its_environment_and_case_files_are_staged(tmp_path: Path) -> None:
     log = tmp_path / "hooks.log"
     hooks = {
@@ -113,11 +121,7 @@ def test_hooks_run_with_its_environment_and_case_files_are_staged(tmp_path: Path
         "before_scoring": [{"command": f"test -f $CASE_INPUT && echo scoring $CASE_ID >> {log}"}],
         "after_all": [{"command": f"echo after_all >> {log}"}],
     }
-    from eval_harness.judges.scorer import build_scorer
-
-    exp = prepare(_cli_eval(tmp_path, hooks))
-    summary = execute(exp, build_scorer(exp, runs_dir=tmp_path / "runs"),
-                      options(tmp_path / "runs", concurrency=1))
+    summary = _run_scored(_cli_eval(tmp_path, hooks), tmp_path / "runs", concurrency=1)
     recs = {r["case_id"]: r for r in records(summary.eval_dir)}
     assert all(r["status"] == "ok" for r in recs.values()), recs
     for cid, rec in recs.items():
@@ -134,12 +138,8 @@ def test_hooks_run_with_its_environment_and_case_files_are_staged(tmp_path: Path
 
 
 def test_failing_hooks(tmp_path: Path) -> None:
-    from eval_harness.judges.scorer import build_scorer
-
     failing = {"before_each": [{"command": "test $CASE_ID != b"}]}
-    exp = prepare(_cli_eval(tmp_path, failing))
-    summary = execute(exp, build_scorer(exp, runs_dir=tmp_path / "runs"),
-                      options(tmp_path / "runs"))
+    summary = _run_scored(_cli_eval(tmp_path, failing), tmp_path / "runs")
     recs = {r["case_id"]: r for r in records(summary.eval_dir)}
     assert recs["a"]["status"] == "ok"
     assert recs["b"]["status"] == "errored" and "before_each hook" in recs["b"]["reason"]
@@ -164,13 +164,9 @@ def _steps_eval(tmp_path: Path, steps: list[dict[str, Any]]) -> Path:
 
 
 def test_steps_run_in_order_in_one_workspace_with_step_judges(tmp_path: Path) -> None:
-    from eval_harness.judges.scorer import build_scorer
-
-    cfg = _steps_eval(tmp_path, [{"id": "plan", "prompt": "echo plan {{ case_id }}"},
-                                 {"id": "act", "prompt": "do {{ case_id }}"}])
-    exp = prepare(cfg)
-    summary = execute(exp, build_scorer(exp, runs_dir=tmp_path / "runs"),
-                      options(tmp_path / "runs"))
+    steps = [{"id": "plan", "prompt": "echo plan {{ case_id }}"},
+             {"id": "act", "prompt": "do {{ case_id }}"}]
+    summary = _run_scored(_steps_eval(tmp_path, steps), tmp_path / "runs")
     for rec in records(summary.eval_dir):
         assert rec["status"] == "ok", rec
         assert rec["scores"]["first_ran"]["value"] is True  # judged on step `plan` only
@@ -186,22 +182,15 @@ def test_steps_run_in_order_in_one_workspace_with_step_judges(tmp_path: Path) ->
 
 
 def test_a_failed_step_stops_the_pipeline_or_continues(tmp_path: Path) -> None:
-    from eval_harness.judges.scorer import build_scorer
-
-    cfg = _steps_eval(tmp_path, [{"id": "plan", "prompt": "fail {{ case_id }}"},
-                                 {"id": "act", "prompt": "do {{ case_id }}"}])
-    exp = prepare(cfg)
-    summary = execute(exp, build_scorer(exp, runs_dir=tmp_path / "runs"),
-                      options(tmp_path / "runs"))
+    steps = [{"id": "plan", "prompt": "fail {{ case_id }}"},
+             {"id": "act", "prompt": "do {{ case_id }}"}]
+    summary = _run_scored(_steps_eval(tmp_path, steps), tmp_path / "runs")
     for rec in records(summary.eval_dir):
         assert rec["status"] == "errored" and rec["reason"].startswith("step plan:"), rec
     other = tmp_path / "other"
     other.mkdir()
-    cfg = _steps_eval(other, [{"id": "plan", "prompt": "fail {{ case_id }}",
-                               "on_failure": "continue"},
-                              {"id": "act", "prompt": "do {{ case_id }}"}])
-    exp = prepare(cfg)
-    summary = execute(exp, build_scorer(exp, runs_dir=other / "runs"), options(other / "runs"))
+    steps[0] = {**steps[0], "on_failure": "continue"}
+    summary = _run_scored(_steps_eval(other, steps), other / "runs")
     for rec in records(summary.eval_dir):
         assert rec["status"] == "ok", rec
         assert rec["scores"]["final"]["value"] is True

@@ -7,30 +7,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.conftest import ROOT, run_cli
+from tests.conftest import example_cli_config, run_cli
 
 
 def _config(tmp: Path, name: str, judge: str) -> Path:
-    agent = ROOT / "configs" / "example" / "agent.py"
-    path = tmp / name
-    path.write_text(f"""\
-name: judged
-matrix:
-  factors:
-    model: [example-large]
-runner:
-  type: cli
-  command: python3 -S {agent} --model {{model}} --case-id {{case_id}} --question {{question}}
-  output_format: json
-execution:
-  env: {{EXAMPLE_AGENT_SEED: "5"}}
-dataset:
-  path: {ROOT / "configs" / "example" / "cases.jsonl"}
-judges:
-  - name: ok
-    {judge}
-""")
-    return path
+    return example_cli_config(tmp / name, name="judged", models=["example-large"], seed=5,
+                              judge=judge)
 
 
 def test_a_swapped_judge_makes_cases_modified(tmp_path: Path) -> None:
