@@ -25,6 +25,7 @@ import os
 import sqlite3
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -67,6 +68,41 @@ class SessionCounts:
                 f"${self.saved_usd:,.2f} saved")
 
 
+def _patiently(step: Callable[[], object]) -> None:
+    """Run `step`, again while SQLite answers "database is locked" at once, up to
+    BUSY_TIMEOUT_MS. The busy timeout does not cover every lock: SQLite fails at once
+    where waiting could deadlock (a read transaction that wants to write while another
+    holds the write lock) and while several processes open a new file and switch it to
+    WAL together (two concurrent shards sharing one cache failed so, 2 rounds in 30 of
+    8 processes opening a fresh directory)."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    pause = 0.005
+    while True:
+        try:
+            step()
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() >= deadline:
+                raise
+        time.sleep(pause)
+        pause = min(2 * pause, 0.2)
+
+
+def _create_schema(conn: sqlite3.Connection) -> None:
+    """The tables and the schema version, in one write transaction taken up front
+    (BEGIN IMMEDIATE waits for the write lock; a deferred one could not upgrade)."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        for statement in filter(str.strip, _SCHEMA.split(";")):
+            conn.execute(statement)
+        conn.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)",
+                     (str(SCHEMA_VERSION),))
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
 class CallCache:
     """The cache file; ``expire_s`` (None: never) ages entries out of lookups, ``refresh``
     skips reads (every call is made again and overwrites its entry)."""
@@ -84,9 +120,7 @@ class CallCache:
         directory.mkdir(parents=True, exist_ok=True)
         conn = self._conn()
         with self._lock:
-            conn.executescript(_SCHEMA)
-            conn.execute("INSERT OR IGNORE INTO meta VALUES ('schema_version', ?)",
-                         (str(SCHEMA_VERSION),))
+            _patiently(lambda: _create_schema(conn))
 
     def _conn(self) -> sqlite3.Connection:
         conn: sqlite3.Connection | None = getattr(self._local, "conn", None)
@@ -94,7 +128,7 @@ class CallCache:
             conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_MS / 1000,
                                    isolation_level=None, check_same_thread=False)
             conn.execute(f"PRAGMA busy_timeout={BUSY_TIMEOUT_MS}")
-            conn.execute("PRAGMA journal_mode=WAL")
+            _patiently(lambda: conn.execute("PRAGMA journal_mode=WAL"))
             conn.execute("PRAGMA synchronous=NORMAL")  # durable at checkpoints; WAL-safe
             self._local.conn = conn
             with self._lock:

@@ -114,3 +114,47 @@ def test_settings_precedence(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) ->
     with pytest.raises(ValueError):
         parse_duration("seven days")
     assert parse_duration("12h") == 43200 and parse_duration(90) == 90
+
+
+def _open_at(args: tuple[str, float]) -> str | None:
+    directory, start = args
+    while time.time() < start:  # every process opens the fresh file at the same moment
+        pass
+    try:
+        CallCache(Path(directory)).close()
+    except Exception as exc:  # the result under test
+        return repr(exc)
+    return None
+
+
+def test_processes_opening_a_new_cache_together_all_succeed(tmp_path: Path) -> None:
+    # before the fix 2 rounds in 30 had a process fail with "database is locked" (SQLite
+    # fails at once, without the busy timeout, while processes switch a new file to WAL)
+    import multiprocessing
+
+    ctx = multiprocessing.get_context("fork")
+    with ctx.Pool(6) as pool:
+        for r in range(12):
+            start = time.time() + 0.1
+            errors = [e for e in pool.map(_open_at, [(str(tmp_path / f"c{r}"), start)] * 6) if e]
+            assert errors == [], (r, errors)
+
+
+def test_a_lock_sqlite_does_not_wait_for_is_waited_for() -> None:
+    from eval_harness.cache import store
+
+    calls: list[int] = []
+
+    def step() -> None:
+        calls.append(1)
+        if len(calls) < 3:
+            raise sqlite3.OperationalError("database is locked")
+
+    store._patiently(step)
+    assert len(calls) == 3
+
+    def broken() -> None:
+        raise sqlite3.OperationalError("no such table: calls")
+
+    with pytest.raises(sqlite3.OperationalError, match="no such table"):
+        store._patiently(broken)
