@@ -72,7 +72,13 @@ def test_runner_keys_become_claude_flags_and_files(tmp_path: Path,
     assert settings["env"] == {"FOO": "1"}
     root = str(tmp_path.resolve())
     assert settings["permissions"]["additionalDirectories"] == [root]
-    assert f"Write({root}/**)" in settings["permissions"]["deny"]
+    # the runs dir is inside the repository: each entry beside the workspace's path is
+    # denied in the grammar claude enforces (`Edit(//abs)`), plus the write-guard hook
+    deny = settings["permissions"]["deny"]
+    assert f"Edit(/{root}/eval.yaml)" in deny and f"Edit(/{root}/plugins)" in deny
+    assert not any(r.startswith("Write(") or r == f"Edit(/{root}/runs)" for r in deny)
+    [hook] = settings["hooks"]["PreToolUse"]
+    assert hook["matcher"] == "Write|Edit|MultiEdit|NotebookEdit"
     outputs = json.loads((case / "outputs.json").read_text())
     assert not any(p.startswith(".staged-plugins") for p in outputs["modified_files"])
 
