@@ -60,13 +60,17 @@ def dollar_env(values: Mapping[str, Any], environ: Mapping[str, str]) -> dict[st
 def compile_permission_rules(rules: Any, *, deny: bool, where: str, file: str) -> list[str]:
     """Claude Code permission patterns from a ``permissions.allow`` / ``deny`` list.
 
-    A string is a tool name or a ready pattern, kept. ``{path, tools}`` scopes file tools
-    to a path: a directory (trailing ``/``) matches recursively (``dir/**``, gitignore
-    syntax), a file verbatim; each listed file tool becomes ``Tool(pattern)``. ``Bash``
-    matches command strings, never paths, so it cannot be path-scoped: in a *deny* rule it
-    adds ``Read`` and ``Edit`` (which also cover Claude Code's recognised shell file
-    commands) so the answer key stays protected; in an allow rule it grants nothing.
-    Duplicates are dropped, order kept."""
+    A string is a tool name or a ready pattern, kept (a path-scoped ``Write(...)`` becomes
+    ``Edit(...)``, see below). ``{path, tools}`` scopes file tools to a path: a directory
+    (trailing ``/``) matches recursively (``dir/**``, gitignore syntax), a file verbatim; a
+    relative path is relative to the workspace, an absolute one is written ``//abs`` (Claude
+    Code reads ``/abs`` relative to the settings file); each listed file tool becomes
+    ``Tool(pattern)``, ``Write`` as ``Edit``: Claude Code applies no ``Write(path)`` rule to
+    the Write tool, while ``Edit`` rules govern every file-writing tool. ``Bash`` matches
+    command strings, never paths, so it cannot be path-scoped: in a *deny* rule it adds
+    ``Read`` and ``Edit`` (which also cover Claude Code's recognised shell file commands) so
+    the answer key stays protected; in an allow rule it grants nothing. Duplicates are
+    dropped, order kept."""
     if rules is None:
         return []
     if not isinstance(rules, list):
@@ -81,18 +85,33 @@ def compile_permission_rules(rules: Any, *, deny: bool, where: str, file: str) -
                                   path=f"{where}[{i}]", file=file, hint=f"see {DOC}")
             if not path:
                 continue
-            pattern = f"{path}**" if path.endswith("/") else path
-            chosen = [t for t in tools if t in PATH_SCOPED_TOOLS]
+            pattern = _rule_path(f"{path}**" if path.endswith("/") else path)
+            chosen = [_WRITES_AS.get(t, t) for t in tools if t in PATH_SCOPED_TOOLS]
             if deny and "Bash" in tools:
-                chosen += [t for t in ("Read", "Edit") if t not in chosen]
-            candidates = [f"{tool}({pattern})" for tool in chosen]
+                chosen += ["Read", "Edit"]
+            candidates = [f"{tool}({pattern})" for tool in dict.fromkeys(chosen)]
         elif isinstance(rule, str):
-            candidates = [rule]
+            candidates = [_write_rule_as_edit(rule)]
         else:
             raise ConfigError("a rule is a tool name or {path, tools}", path=f"{where}[{i}]",
                               file=file, hint=f"see {DOC}")
         out += [c for c in candidates if c not in out]
     return out
+
+
+#: the tool a path rule must name to govern a tool's writes (Claude Code 2.x)
+_WRITES_AS = {"Write": "Edit"}
+
+
+def _rule_path(path: str) -> str:
+    """``path`` in Claude Code's rule grammar: ``//abs`` for an absolute path."""
+    return "/" + path if path.startswith("/") and not path.startswith("//") else path
+
+
+def _write_rule_as_edit(rule: str) -> str:
+    """A ready ``Write(path)`` pattern as the ``Edit(path)`` rule that really applies."""
+    m = re.fullmatch(r"Write\((.+)\)", rule.strip())
+    return f"Edit({m.group(1)})" if m else rule
 
 
 def translate_execution(ex: dict[str, Any], environ: Mapping[str, str], file: str,

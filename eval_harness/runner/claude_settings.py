@@ -10,15 +10,34 @@
   (``<case>/claude-settings.json``, outside the workspace) passed as ``--settings``:
   ``runner.settings`` merged over the repo-mode rules. Repo mode lets the agent read the
   repository (the directory orchestrate runs in) via ``permissions.additionalDirectories``
-  and denies writes to it (``Write``/``Edit`` of ``<repo>/**`` and git or shell commands
-  that change files), as that tool does; the agent still works in its per-case workspace,
-  so cells stay independent.
+  and keeps it out of writing there; the agent still works in its per-case workspace, so
+  cells stay independent.
+
+Every path handed to claude is absolute: claude runs in the workspace, so a relative
+``--settings`` / ``--plugin-dir`` (a relative runs directory) would not be found.
+
+The grammar the real CLI enforces (checked against Claude Code 2.1 in
+tests/runner/test_claude_code_real.py): a path rule's tool must be ``Edit`` to stop a
+write — ``Edit`` rules govern every file-writing tool (Write, Edit, NotebookEdit), while
+``Write(path)`` rules are not applied to the Write tool at all; an absolute path is written
+``//abs/path`` (``/abs/path`` is read relative to the settings file); a path without a
+leading slash is relative to the working directory (the workspace); a pattern naming a
+directory also covers everything below it, and a deny always wins over an allow. So repo
+mode denies ``Edit(//<repo>/**)``; when the workspace lies inside the repository (a runs
+directory under it, the default) that rule would deny the workspace too, so it denies each
+existing entry beside the path down to the workspace instead (``Edit(//<repo>/src)``, ...),
+and a ``PreToolUse`` hook (:data:`REPO_GUARD`, run in every permission mode) refuses any
+file-writing call whose target is in the repository but outside the workspace — the case
+(a new file beside that path) no deny pattern can name. Shell commands that change files
+are denied as ``Bash(...)`` prefixes.
 """
 
 from __future__ import annotations
 
 import json
+import shlex
 import shutil
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +49,24 @@ STAGED = ".staged-plugins"
 _REPO_WRITE_COMMANDS = ("git add", "git commit", "git push", "git checkout", "git reset",
                         "git restore", "git stash", "git clean", "git apply", "git rm",
                         "git mv", "rm ", "sed -i")
+#: the file-writing tools (every one governed by ``Edit(...)`` rules)
+WRITE_TOOLS = "Write|Edit|MultiEdit|NotebookEdit"
+#: the repo-mode ``PreToolUse`` hook: ``python -S -c REPO_GUARD <repo> <workspace>`` exits 2
+#: (claude refuses the call, whatever the permission mode) when the tool's target lies in
+#: the repository but not in the workspace
+REPO_GUARD = """import json, os, sys
+repo, ws = sys.argv[1], sys.argv[2]
+args = json.load(sys.stdin).get("tool_input") or {}
+target = args.get("file_path") or args.get("notebook_path")
+def inside(p, d):
+    return p == d or p.startswith(d.rstrip("/") + "/")
+if target:
+    path = os.path.realpath(os.path.join(os.getcwd(), target))
+    if inside(path, repo) and not (ws and inside(path, ws)):
+        print("refused: " + path + " is in the repository, which this run may read but not "
+              "write (workspace_mode: repo)", file=sys.stderr)
+        sys.exit(2)
+"""
 
 
 def _needs_settings(runner: RunnerBlock) -> bool:
@@ -41,6 +78,7 @@ def agent_flags(runner: RunnerBlock, case_dir: Path) -> list[str]:
     argv: list[str] = []
     if runner.permission_mode:
         argv += ["--permission-mode", runner.permission_mode]
+    case_dir = case_dir.absolute()  # claude runs in the workspace: no relative paths
     for entry in runner.plugin_dirs:
         argv += ["--plugin-dir", str(case_dir / "workspace" / STAGED / Path(entry).name)]
     if runner.system_prompt:
@@ -54,18 +92,54 @@ def agent_flags(runner: RunnerBlock, case_dir: Path) -> list[str]:
     return argv
 
 
-def settings_document(runner: RunnerBlock, repo: Path) -> dict[str, Any]:
+def absolute_rule_path(path: str) -> str:
+    """An absolute path in Claude Code's rule grammar (``//abs``; ``/abs`` would be read
+    relative to the settings file)."""
+    return "/" + path if path.startswith("/") and not path.startswith("//") else path
+
+
+def settings_document(runner: RunnerBlock, repo: Path,
+                      workspace: Path | None = None) -> dict[str, Any]:
     """The settings file's content: repo-mode rules, then ``runner.settings`` over them
     (mappings merged, lists extended, scalars replaced)."""
     doc: dict[str, Any] = {}
     if runner.workspace_mode == "repo":
-        root = str(repo.resolve())
+        root = repo.resolve()
+        ws = workspace.resolve() if workspace is not None else None
         doc["permissions"] = {
-            "additionalDirectories": [root],
-            "deny": [f"Write({root}/**)", f"Edit({root}/**)",
+            "additionalDirectories": [str(root)],
+            "deny": [*repo_write_rules(root, ws),
                      *(f"Bash({cmd}*)" for cmd in _REPO_WRITE_COMMANDS)],
         }
+        guard = [sys.executable, "-S", "-c", REPO_GUARD, str(root), str(ws or "")]
+        doc["hooks"] = {"PreToolUse": [{"matcher": WRITE_TOOLS, "hooks": [
+            {"type": "command", "command": shlex.join(guard)}]}]}
     return _merge(doc, dict(runner.settings))
+
+
+def repo_write_rules(root: Path, workspace: Path | None) -> list[str]:
+    """``Edit`` deny rules keeping the agent from writing in ``root`` (absolute, resolved):
+    the whole tree, or, when ``workspace`` lies inside it, every existing entry beside the
+    path from ``root`` down to the workspace (a directory's rule covers what is below it)."""
+    if workspace == root:
+        return []  # (never the case: a workspace is a case's own folder)
+    if workspace is None or not workspace.is_relative_to(root):
+        return [f"Edit({absolute_rule_path(str(root))}/**)"]
+    rules: list[str] = []
+    level = root
+    for part in workspace.relative_to(root).parts:
+        try:
+            names = sorted(p.name for p in level.iterdir() if p.name != part)
+        except OSError:
+            names = []
+        rules += [f"Edit({absolute_rule_path(str(level / _glob_escape(n)))})" for n in names]
+        level = level / part
+    return rules
+
+
+def _glob_escape(name: str) -> str:
+    """A file name as a literal in a gitignore-style pattern."""
+    return "".join("\\" + c if c in "*?[]\\" else c for c in name)
 
 
 def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
@@ -90,5 +164,5 @@ def stage_agent_files(runner: RunnerBlock, config_dir: Path, case_dir: Path,
             shutil.copytree(source, dest, symlinks=False,
                             ignore=shutil.ignore_patterns(".git", "__pycache__"))
     if _needs_settings(runner):
-        doc = settings_document(runner, Path.cwd())
+        doc = settings_document(runner, Path.cwd(), workspace)
         (case_dir / SETTINGS_FILE).write_text(json.dumps(doc, indent=2), encoding="utf-8")

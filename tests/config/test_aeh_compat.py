@@ -171,4 +171,20 @@ def test_path_scoped_permissions_compile_to_patterns() -> None:
                     "Read(eval.yaml)", "Edit(eval.yaml)"]
     allow = compile_permission_rules([{"path": "src/", "tools": ["Bash", "Write"]}],
                                      deny=False, where="permissions.allow", file="x")
-    assert allow == ["Write(src/**)"]  # Bash is never path-scoped, and never over-granted
+    # Bash is never path-scoped, and never over-granted; Write is governed by Edit rules
+    assert allow == ["Edit(src/**)"]
+
+
+def test_write_rules_compile_to_the_grammar_claude_enforces() -> None:
+    """Claude Code applies no `Write(path)` rule to the Write tool and reads `/abs` relative
+    to the settings file: a Write path rule becomes `Edit`, an absolute path `//abs`
+    (proved against the real CLI in tests/runner/test_claude_code_real.py)."""
+    from eval_harness.config.aeh_runner import compile_permission_rules
+
+    deny = compile_permission_rules(
+        [{"path": "answers/", "tools": ["Write"]}, {"path": "/srv/key.txt", "tools": ["Read",
+                                                                                 "Write"]},
+         {"path": "out/", "tools": ["Write", "Edit"]}, "Write(notes/**)", "Write"],
+        deny=True, where="permissions.deny", file="x")
+    assert deny == ["Edit(answers/**)", "Read(//srv/key.txt)", "Edit(//srv/key.txt)",
+                    "Edit(out/**)", "Edit(notes/**)", "Write"]

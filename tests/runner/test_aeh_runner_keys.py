@@ -72,9 +72,41 @@ def test_runner_keys_become_claude_flags_and_files(tmp_path: Path,
     assert settings["env"] == {"FOO": "1"}
     root = str(tmp_path.resolve())
     assert settings["permissions"]["additionalDirectories"] == [root]
-    assert f"Write({root}/**)" in settings["permissions"]["deny"]
+    # the runs dir is inside the repository: each entry beside the workspace's path is
+    # denied in the grammar claude enforces (`Edit(//abs)`), plus the write-guard hook
+    deny = settings["permissions"]["deny"]
+    assert f"Edit(/{root}/eval.yaml)" in deny and f"Edit(/{root}/plugins)" in deny
+    assert not any(r.startswith("Write(") or r == f"Edit(/{root}/runs)" for r in deny)
+    [hook] = settings["hooks"]["PreToolUse"]
+    assert hook["matcher"] == "Write|Edit|MultiEdit|NotebookEdit"
     outputs = json.loads((case / "outputs.json").read_text())
     assert not any(p.startswith(".staged-plugins") for p in outputs["modified_files"])
+
+
+def test_repo_write_rules_in_the_grammar_claude_enforces(tmp_path: Path) -> None:
+    """`//abs` paths and `Edit` rules (tests/runner/test_claude_code_real.py proves them with
+    the real CLI): the whole repository when the workspace is elsewhere, else each entry
+    beside the path down to the workspace; the guard hook gets both folders."""
+    from eval_harness.config.runner_model import RunnerBlock
+    from eval_harness.runner.claude_settings import REPO_GUARD, settings_document
+
+    repo, elsewhere = tmp_path / "repo", tmp_path / "runs" / "c" / "workspace"
+    (repo / "src").mkdir(parents=True)
+    (repo / "README.md").write_text("x")
+    runner = RunnerBlock(type="claude-code", workspace_mode="repo")
+    doc = settings_document(runner, repo, elsewhere)
+    root = str(repo.resolve())
+    assert doc["permissions"]["deny"][0] == f"Edit(/{root}/**)"
+    inner = repo / "runs" / "e" / "cases" / "c1" / "workspace"
+    inner.mkdir(parents=True)
+    (repo / "runs" / "old-eval").mkdir()
+    deny = settings_document(runner, repo, inner)["permissions"]["deny"]
+    edits = [r for r in deny if r.startswith("Edit(")]
+    assert edits == [f"Edit(/{root}/README.md)", f"Edit(/{root}/src)",
+                     f"Edit(/{root}/runs/old-eval)"]
+    assert any(r.startswith("Bash(git commit") for r in deny)
+    [hook] = doc["hooks"]["PreToolUse"][0]["hooks"]
+    assert REPO_GUARD in hook["command"] and root in hook["command"]
 
 
 def test_effort_factor_wins_over_runner_effort(tmp_path: Path) -> None:
