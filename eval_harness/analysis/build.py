@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from eval_harness import __version__
+from eval_harness._version import __version__
 from eval_harness.analysis.build_parts import (
     contrasts_block,
     dropped_terms,

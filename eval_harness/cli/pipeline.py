@@ -298,7 +298,7 @@ def _compute_analysis(
         print(f"mlflow: logged {name} to {tracking_uri(loaded.config.mlflow)} (parent run "
               f"{run_id})", file=sys.stderr)
     if args.export:
-        from eval_harness import __version__
+        from eval_harness._version import __version__
 
         doc = export_baseline(frame, args.export, compact=args.compact, runs_root=paths[0],
                               tool_version=__version__)

@@ -157,7 +157,7 @@ def export_baseline(
     if missing:
         raise UsageError(f"export_baseline: frame lacks columns {missing}")
     if tool_version is None:
-        from eval_harness import __version__ as tool_version
+        from eval_harness._version import __version__ as tool_version
     known = set(RUN_COLUMNS) | set(factors) | {"case_id", "judge"}
     sample_cols = [c for c in SAMPLE_COLUMNS if c in frame.columns]
     judge_cols = [c for c in JUDGE_COLUMNS if c in frame.columns]
