@@ -41,10 +41,7 @@ from eval_harness.analysis.stats.mixed import CaseSums, MixedFit
 from eval_harness.analysis.stats.re_rule import choose_and_fit, ridge_point
 from eval_harness.analysis.stats.reml import WaldFit, satterthwaite_nu
 from eval_harness.analysis.stats.results import AnovaResult, Contrast, ExcludedTerm, TermResult
-
-#: denominator-df methods of `mixed` (setting `analysis.ddf`, CLI `--ddf`); the first is the default
-DDF_METHODS = ("kenward-roger", "satterthwaite")
-DDF_NAMES = {"kenward-roger": "Kenward–Roger df", "satterthwaite": "Satterthwaite df"}
+from eval_harness.config.ddf import DDF_METHODS, DDF_NAMES, ddf_method, unknown_ddf
 
 
 def mixed_label(ddf: str = DDF_METHODS[0]) -> str:
@@ -57,12 +54,10 @@ MIXED_LABEL = mixed_label()
 
 def canonical_ddf(value: object) -> str:
     """`kenward-roger` or `satterthwaite` (case, `_` and spaces ignored); else StatsInputError."""
-    key = str(value).strip().lower().replace("_", "-").replace(" ", "-")
-    if key in ("kr", "kenward-roger", "kenwardroger"):
-        return "kenward-roger"
-    if key == "satterthwaite":
-        return key
-    raise StatsInputError(f"unknown ddf {value!r}; choose one of {list(DDF_METHODS)}")
+    method = ddf_method(value)
+    if method is None:
+        raise StatsInputError(unknown_ddf(value))
+    return method
 
 
 @dataclass(frozen=True)
