@@ -41,7 +41,7 @@ from eval_harness.judges.api import Scorer
 from eval_harness.matrix.builder import Condition
 from eval_harness.matrix.experiment import Experiment
 from eval_harness.retrying import CURRENT_STOP
-from eval_harness.runner.base import FATAL_FAILURES, Runner, RunRequest, build_runner
+from eval_harness.runner.base import FATAL_FAILURES, Runner, RunRequest
 from eval_harness.runner.budget import SpendTracker, cell_costs, check_cell_limits
 from eval_harness.runner.cached import with_cache
 from eval_harness.runner.cell import Backoff, call_with_retries, finish_cell_data
@@ -108,6 +108,14 @@ class _Outcome:
     # None: nothing written (not started, cancelled, quota)
     record: dict[str, Any] | None
     fatal_reason: str | None = None
+
+
+def build_runner(config: EvalConfig) -> Runner:
+    """:func:`eval_harness.runner.registry.build_runner`, imported on first use (the builtin
+    runners and their HTTP stack stay unimported for planning)."""
+    from eval_harness.runner.registry import build_runner as build
+
+    return build(config)
 
 
 class Engine:

@@ -45,8 +45,9 @@ from typing import Any
 
 from eval_harness.config.models import EvalConfig
 from eval_harness.errors import UsageError
-from eval_harness.runner.base import Runner, RunRequest, RunResult, build_runner
+from eval_harness.runner.base import Runner, RunRequest, RunResult
 from eval_harness.runner.ray_batcher import Batcher
+from eval_harness.runner.registry import build_runner
 
 RAY_HINT = "pip install 'factorial-eval-harness[ray]' (on the driver and every worker)"
 #: Ray reruns a task whose worker process or node died this many times
