@@ -32,8 +32,14 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from eval_harness._util.untrusted_json import loads_reply
 from eval_harness.config.models import EvalConfig
-from eval_harness.config.templates import render_arguments, render_braces, render_value
+from eval_harness.config.templates import (
+    BUILTIN_PLACEHOLDERS,
+    render_arguments,
+    render_braces,
+    render_value,
+)
 from eval_harness.runner.base import (
     RunRequest,
     RunResult,
@@ -42,7 +48,6 @@ from eval_harness.runner.base import (
     usage_tokens,
 )
 from eval_harness.runner.process import ProcessGroup, ProcessOutcome
-from eval_harness.runner.scrub import loads_reply
 from eval_harness.runner.workspace import (
     Snapshot,
     collect_paths,
@@ -58,9 +63,6 @@ _PLACEHOLDER = re.compile(r"(?<!\{)\{([A-Za-z_][A-Za-z0-9_]*)\}(?!\})")
 _CONTEXT_KEYS = frozenset(k.encode() for k in (
     "EVAL_CASE_ID", "EVAL_CONDITION_ID", "EVAL_REPLICATION", "EVAL_MODEL", "EVAL_EFFORT",
     "EVAL_SUBAGENT_MODEL"))
-BUILTIN_PLACEHOLDERS = ("model", "effort", "subagent_model", "workspace", "output_dir",
-                        "timeout", "config_dir", "input_json", "input_file", "case_id",
-                        "replication", "condition_id", "agent", "args")
 
 
 def command_template(config: EvalConfig) -> list[str]:

@@ -114,7 +114,7 @@ def _retry_after(value: str | None) -> float | None:
 def _attempt(url: str, headers: dict[str, str], data: bytes,
              policy: RetryPolicy) -> dict[str, Any] | _Transient:
     """One request: the parsed reply, a transient failure, or LLMError (permanent)."""
-    from eval_harness.runner.scrub import loads_reply
+    from eval_harness._util.untrusted_json import loads_reply
     from eval_harness.runner.transport import TransportError, post
 
     try:
