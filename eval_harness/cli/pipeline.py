@@ -262,8 +262,9 @@ def _compute_analysis(
     with phase("leaderboard.json"):
         _write_json(out_dir / "leaderboard.json", leaderboard)
     _write_json(out_dir / "thresholds.json", {"results": thresholds})
+    from eval_harness._util.clock import utc_now_iso as now_iso
     from eval_harness.reports.model import build_report
-    from eval_harness.reports.writer import now_iso, write_reports
+    from eval_harness.reports.writer import write_reports
 
     # the report model is built once, for the files and the console, from the same
     # verdict tables (the configured pass rule) as the comparisons

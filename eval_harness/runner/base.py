@@ -8,13 +8,13 @@ engine; ``quota`` / ``auth`` make the engine stop launching and exit 3). Cost st
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
 from eval_harness.config.models import EvalConfig
+from eval_harness.numbers import run_number
 
 # the record type of one call lives with the store that writes it (store/writer)
 from eval_harness.store.run_result import Failure, RunResult
@@ -92,9 +92,9 @@ def usage_tokens(usage: Mapping[str, Any] | None) -> tuple[int | None, int | Non
         for key in keys:
             value = usage.get(key)
             # a finite, non-negative count (JSON allows NaN / Infinity; they mean unknown)
-            if (isinstance(value, (int, float)) and not isinstance(value, bool)
-                    and math.isfinite(value) and value >= 0):
-                return int(value)
+            known = run_number(value)
+            if known is not None and known >= 0:
+                return int(known)
         return None
 
     inp = num("input_tokens", "prompt_tokens")

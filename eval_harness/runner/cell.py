@@ -14,13 +14,13 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from eval_harness._util.clock import utc_timestamp
 from eval_harness.judges.api import Sample, Scorer, ScoreResult
 from eval_harness.retrying import Backoff, call_with_backoff
 from eval_harness.runner.base import Runner, RunRequest, RunResult
 from eval_harness.runner.scrub import scrub_result
 from eval_harness.runner.workspace import annotation_contents
 from eval_harness.store.records import CaseRecord, JudgeScore
-from eval_harness.store.rundirs import utc_now
 from eval_harness.store.writer import outputs_dict, record_json, write_outputs, write_record
 
 
@@ -99,7 +99,7 @@ def finish_cell_data(
         "composite": scores.composite if scores else None,
         "composite_errored": scores.composite_errored if scores else False,
         "judges_digest": scores.judges_digest if scores else "",
-        "finished_at": utc_now(),
+        "finished_at": utc_timestamp(),
         # added fields (records.py allows extras): provenance and token split
         "run_id": run_id, "attempts": attempts, "input_tokens": result.input_tokens,
         "output_tokens": result.output_tokens, "levels": request.levels, **(extra or {}),

@@ -22,7 +22,6 @@ the last line holding a JSON object is used.
 from __future__ import annotations
 
 import json
-import math
 import os
 import re
 import shlex
@@ -40,6 +39,7 @@ from eval_harness.config.templates import (
     render_braces,
     render_value,
 )
+from eval_harness.numbers import run_number
 from eval_harness.runner.base import (
     RunRequest,
     RunResult,
@@ -114,9 +114,9 @@ def fill_from_reply(result: RunResult, reply: dict[str, Any], pricing: Any, mode
     out = reply.get("output", reply.get("result", ""))
     result.output = out if isinstance(out, str) else json.dumps(out, default=str)
     cost = reply.get("cost_usd", reply.get("total_cost_usd"))
-    if (isinstance(cost, (int, float)) and not isinstance(cost, bool) and math.isfinite(cost)
-            and cost >= 0):  # NaN, Infinity or a negative cost is not a known cost
-        result.cost_usd, result.cost_source = float(cost), "reported"
+    known = run_number(cost)
+    if known is not None and known >= 0:  # NaN, Infinity or a negative cost is not a known cost
+        result.cost_usd, result.cost_source = known, "reported"
     result.input_tokens, result.output_tokens, result.tokens = usage_tokens(reply.get("usage"))
     steps = reply.get("steps", reply.get("tool_calls"))
     if isinstance(steps, list):

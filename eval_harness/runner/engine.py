@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from eval_harness._util.clock import utc_timestamp
 from eval_harness.config.envvars import env_references
 from eval_harness.config.models import EvalConfig
 from eval_harness.errors import BudgetExhausted, QuotaExhausted, Terminated
@@ -51,7 +52,7 @@ from eval_harness.runner.progress import Progress
 from eval_harness.runner.shard import Shard
 from eval_harness.store.claims import claim_cell, finished_after
 from eval_harness.store.index import Entry, ResumeIndex
-from eval_harness.store.rundirs import RunDir, finish_run_dir, open_run_dirs, utc_now
+from eval_harness.store.rundirs import RunDir, finish_run_dir, open_run_dirs
 from eval_harness.store.writer import begin_case
 
 #: engine abort -> run.json ``aborted_reason``
@@ -284,7 +285,7 @@ class Engine:
         extra: dict[str, Any] = {"shard": str(self.opt.shard)} if self.opt.shard else {}
         planned = self._planned(cell)
         if planned is not None:  # a rerun: its record must count over the old one
-            when, note = finished_after(planned.finished_at, utc_now())
+            when, note = finished_after(planned.finished_at, utc_timestamp())
             if note:
                 extra.update(finished_at=when, clock_note=note)
         return extra or None
