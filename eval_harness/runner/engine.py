@@ -108,7 +108,6 @@ class _Outcome:
     # the record.json fields as written (no model: built per cell only to be read back);
     # None: nothing written (not started, cancelled, quota)
     record: dict[str, Any] | None
-    fatal_reason: str | None = None
 
 
 def build_runner(config: EvalConfig) -> Runner:
@@ -305,7 +304,7 @@ class Engine:
         check_cell_limits(result, request.config.execution)
         while result.failure in FATAL_FAILURES:
             if self._note_fatal(result.reason or result.failure):
-                return _Outcome(None, result.reason)
+                return _Outcome(None)
             more, n = call_with_retries(runner, request, retries, self.opt.backoff, self._stop)
             result, attempts = more, attempts + n
         if self._stop.is_set() and (result.failure == "transient"
