@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from eval_harness._version import __version__
 
 if TYPE_CHECKING:  # pragma: no cover
     from eval_harness.api import Analysis, Result, analyze, load_runs, run

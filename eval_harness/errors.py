@@ -76,12 +76,6 @@ class BudgetExhausted(QuotaExhausted):
     rerun resumes (exit 3, like a provider's quota: same state, same remedy)."""
 
 
-class GateFailed(EvalHarnessError):
-    """A threshold or regression gate failed (after reports were written)."""
-
-    exit_code = 1
-
-
 class AnalysisError(EvalHarnessError):
     """Analysis could not proceed (e.g. no usable runs)."""
 

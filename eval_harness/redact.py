@@ -92,11 +92,6 @@ def clear() -> None:
         _forms, _pattern = (), None
 
 
-def registered() -> tuple[str, ...]:
-    """The registered forms (tests, diagnostics; never print them)."""
-    return _forms
-
-
 def redact(text: str) -> str:
     """``text`` with every registered form replaced by ``***``."""
     pattern = _pattern

@@ -11,7 +11,6 @@ reason, and the document stays valid against `schema/anova.schema.json`.
 
 from __future__ import annotations
 
-import datetime as _dt
 import math
 from collections.abc import Mapping
 from typing import Any
@@ -19,7 +18,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from eval_harness import __version__
+from eval_harness._util.clock import utc_now_iso
+from eval_harness._version import __version__
 from eval_harness.analysis.build_parts import (
     contrasts_block,
     dropped_terms,
@@ -61,10 +61,6 @@ SPHERICITY = {"rm": "greenhouse-geisser", "lmm": "compound symmetry (assumed)",
 METHODS = ("auto", "rm", "mixed", "lmm")
 LABELS = {"rm": RM_LABEL, "lmm": LMM_LABEL, "mixed": MIXED_LABEL}
 POWER_TARGET = 0.8
-
-
-def _now() -> str:
-    return _dt.datetime.now(_dt.timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
 def choose_method(requested: str, dc: DesignCheck) -> tuple[str, str | None]:
@@ -247,7 +243,7 @@ def build_anova(
         "pairwise_judges_excluded": pairwise,
         "notes": notes,
         "issues": list(frame.attrs.get("issues", [])),
-        "generated_at": _now(),
+        "generated_at": utc_now_iso(),  # SOURCE_DATE_EPOCH honoured
         "tool_version": __version__,
     }
     if doc["power"] is None and res is not None:

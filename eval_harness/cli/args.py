@@ -6,7 +6,7 @@ import argparse
 import os
 from typing import Any
 
-from eval_harness import __version__
+from eval_harness._version import __version__
 from eval_harness.cli.prog import prog
 
 EPILOG = """\

@@ -8,7 +8,7 @@ import sqlite3
 import time
 from pathlib import Path
 
-from eval_harness.cache.settings import parse_duration
+from eval_harness._util.durations import parse_duration
 from eval_harness.cache.store import FILE_NAME, CallCache, default_dir
 from eval_harness.errors import UsageError
 

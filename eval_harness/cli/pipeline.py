@@ -262,8 +262,9 @@ def _compute_analysis(
     with phase("leaderboard.json"):
         _write_json(out_dir / "leaderboard.json", leaderboard)
     _write_json(out_dir / "thresholds.json", {"results": thresholds})
+    from eval_harness._util.clock import utc_now_iso as now_iso
     from eval_harness.reports.model import build_report
-    from eval_harness.reports.writer import now_iso, write_reports
+    from eval_harness.reports.writer import write_reports
 
     # the report model is built once, for the files and the console, from the same
     # verdict tables (the configured pass rule) as the comparisons
@@ -298,7 +299,7 @@ def _compute_analysis(
         print(f"mlflow: logged {name} to {tracking_uri(loaded.config.mlflow)} (parent run "
               f"{run_id})", file=sys.stderr)
     if args.export:
-        from eval_harness import __version__
+        from eval_harness._version import __version__
 
         doc = export_baseline(frame, args.export, compact=args.compact, runs_root=paths[0],
                               tool_version=__version__)

@@ -115,8 +115,8 @@ def main(argv: list[str]) -> int:
     inputs: dict[str, Any] = {"anova": anova, "frame": frame, "comparisons": comparisons,
                               "leaderboard": leaderboard, "thresholds": thresholds,
                               "pairwise": pairwise}
+    from eval_harness._util.clock import utc_now_iso as now_iso
     from eval_harness.reports.model import build_report
-    from eval_harness.reports.writer import now_iso
 
     report = build_report(**inputs, generated_at=now_iso())  # once, for files and console
     written = write_reports(out, **inputs, runs_root=roots, formats=formats, report=report)

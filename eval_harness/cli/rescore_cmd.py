@@ -22,7 +22,7 @@ from eval_harness.matrix.experiment import prepare
 def _prepare(args: argparse.Namespace) -> Any:
     return prepare(args.config, cases=args.cases, limit=args.limit,
                    overrides=config_overrides(args), input_overrides=input_overrides(args),
-                   condition_specs=args.condition, require_runner=False)
+                   condition_specs=args.condition)
 
 
 def rescore(args: argparse.Namespace) -> int:

@@ -136,10 +136,12 @@ def _say_agent_changed(exp: Experiment, eval_dir: Path) -> None:
 
 def _record(exp: Experiment, eval_dir: Path) -> None:
     """Record this run's config and agent file hashes (for --analyze-only and the notice)."""
+    from eval_harness._util.clock import utc_timestamp as utc_now
     from eval_harness.config.recorded import record_config
-    from eval_harness.store.rundirs import utc_now
+    from eval_harness.judges.scorer import config_judge_digests
 
-    record_config(exp.loaded, eval_dir, utc_now(), exp.fingerprint)
+    record_config(exp.loaded, eval_dir, utc_now(), exp.fingerprint,
+                  judge_digests=config_judge_digests(exp.loaded.config))
 
 
 def run(args: argparse.Namespace) -> int:

@@ -20,7 +20,7 @@ class CacheBlock(Block):
     @classmethod
     def _expire(cls, value: str | float | None) -> str | float | None:
         if value is not None:
-            from eval_harness.cache.settings import parse_duration
+            from eval_harness._util.durations import parse_duration
 
             parse_duration(value)  # ValueError -> a ConfigError at cache.expire
         return value

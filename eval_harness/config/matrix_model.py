@@ -17,6 +17,7 @@ from pydantic import (
 )
 
 from eval_harness.config.base import Block
+from eval_harness.config.ddf import ddf_method, unknown_ddf
 
 CORRECTIONS = ("holm", "bh", "fdr_bh", "none")
 METHODS = ("auto", "rm", "mixed", "lmm")
@@ -153,13 +154,10 @@ class AnalysisOptions(Block):
     @field_validator("ddf")
     @classmethod
     def _ddf(cls, value: str) -> str:
-        from eval_harness.analysis.stats.errors import StatsInputError
-        from eval_harness.analysis.stats.slopes import canonical_ddf
-
-        try:
-            return canonical_ddf(value)
-        except StatsInputError as exc:
-            raise ValueError(str(exc)) from None
+        method = ddf_method(value)
+        if method is None:
+            raise ValueError(unknown_ddf(value))
+        return method
 
 
 class MatrixBlock(Block):

@@ -28,19 +28,20 @@ SCHEMA_VERSION = 1
 
 
 def record_config(loaded: LoadedConfig, eval_dir: Path, written_at: str,
-                  fingerprint: dict[str, str] | None = None) -> Path:
+                  fingerprint: dict[str, str] | None = None, *,
+                  judge_digests: dict[str, str]) -> Path:
     """Write ``eval_dir/eval_config.json`` (atomically; concurrent shards write the same),
-    with the agent's file hashes (``fingerprint``) to name what changed next time."""
+    with the agent's file hashes (``fingerprint``) to name what changed next time and the
+    judge digests the records carry (``judges.scorer.config_judge_digests`` of the config:
+    the judges layer computes them, the config layer only records them)."""
     eval_dir.mkdir(parents=True, exist_ok=True)
-    from eval_harness.judges.scorer import config_judge_digests
-
     raw = {k: v for k, v in loaded.raw.items() if k != "extends"}  # already merged
     # the judge digests the records carry (of the interpolated judges): `config` keeps
     # `${VAR}` as written and masks secrets, so its judges digest differently
     doc = {"schema_version": SCHEMA_VERSION, "source": str(loaded.path),
            "written_at": written_at, "config": mask_secrets(raw),
            "fingerprint": dict(fingerprint or {}),
-           "judge_digests": config_judge_digests(loaded.config)}
+           "judge_digests": dict(judge_digests)}
     path = eval_dir / RECORDED
     write_text_atomic(path, json.dumps(doc, indent=2, default=str, ensure_ascii=False) + "\n")
     return path

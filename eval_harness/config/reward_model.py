@@ -5,9 +5,26 @@ Semantics and formulas: :mod:`eval_harness.judges.reward`.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
 from pydantic import Field, StrictBool, model_validator
 
 from eval_harness.config.base import Block
+from eval_harness.config.formula import parse_formula
+
+
+@dataclass(frozen=True)
+class RewardSpec:
+    """A ``reward:`` block, resolved (semantics: :mod:`eval_harness.judges.reward`)."""
+
+    formula: str = "weighted"
+    weights: Mapping[str, float] = field(default_factory=dict)
+    gate: bool = True
+    score_range: tuple[float, float] | None = None
+    raw: tuple[str, ...] = ()
+    judge: str | None = None
+    normalize: bool = False
 
 
 class RewardBlock(Block):
@@ -28,8 +45,6 @@ class RewardBlock(Block):
 
     @model_validator(mode="after")
     def _check(self) -> RewardBlock:
-        from eval_harness.judges.reward import parse_formula
-
         if self.judge is not None and (self.formula is not None or self.weights or self.raw):
             raise ValueError("reward.judge cannot be combined with formula, weights or raw")
         if any(w < 0 for w in self.weights.values()):
@@ -45,10 +60,8 @@ class RewardBlock(Block):
                 raise ValueError(f"reward.formula is invalid: {exc}") from None
         return self
 
-    def to_spec(self) -> object:
-        """The resolved :class:`~eval_harness.judges.reward.RewardSpec`."""
-        from eval_harness.judges.reward import RewardSpec
-
+    def to_spec(self) -> RewardSpec:
+        """The resolved :class:`RewardSpec`."""
         rng = (float(self.score_range[0]), float(self.score_range[1])) if self.score_range else None
         return RewardSpec(formula=(self.formula or "weighted"), weights=dict(self.weights),
                           gate=self.gate if self.gate is not None else self.judge is None,

@@ -18,6 +18,11 @@ from eval_harness.errors import ConfigError
 
 _MUSTACHE = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_-]+)*)\s*\}\}")
 _BRACE = re.compile(r"(?<!\{)\{([A-Za-z_][A-Za-z0-9_]*)\}(?!\})")
+#: the ``{name}`` placeholders a cli command may use besides the case input's fields (the
+#: cli runner fills them; judge validation accepts them)
+BUILTIN_PLACEHOLDERS = ("model", "effort", "subagent_model", "workspace", "output_dir",
+                        "timeout", "config_dir", "input_json", "input_file", "case_id",
+                        "replication", "condition_id", "agent", "args")
 
 
 class MissingField(KeyError):

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import json
 from concurrent.futures import ThreadPoolExecutor
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from eval_harness._util.clock import utc_timestamp
 from eval_harness.jsonfile import write_text_atomic
 from eval_harness.judges.api import Sample
 from eval_harness.judges.scorer import JudgeScorer
@@ -77,7 +77,7 @@ def _rescore_case(scorer: JudgeScorer, case_dir: Path, run: dict[str, Any],
     record["composite_errored"] = result.composite_errored
     record["judges_digest"] = result.judges_digest
     record["judge_digests"] = scorer.judge_digests(run["condition_id"])
-    record["rescored_at"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    record["rescored_at"] = utc_timestamp("seconds")  # an event: real time
     write_atomic(case_dir / "record.json", record)
     return {"errored_judges": sum(1 for s in result.scores.values() if s.errored)}
 

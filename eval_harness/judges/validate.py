@@ -9,57 +9,15 @@ on a numeric judge — and returns warnings, including the dataset lint
 
 from __future__ import annotations
 
-import ast
-import functools
 import re
-import textwrap
 from typing import Any
 
-from eval_harness.config.templates import brace_fields, mustache_fields
+from eval_harness.config.templates import BUILTIN_PLACEHOLDERS, brace_fields, mustache_fields
 from eval_harness.errors import ConfigError
-from eval_harness.runner.cli import BUILTIN_PLACEHOLDERS
+from eval_harness.judges.code import compile_check
 
 OUTPUT_FIELDS = {"modified_files", "exit_code", "stdout", "stderr", "output", "files", "latency_s", "cost_usd",
                  "tokens", "tool_calls", "trace"}
-
-
-def check_source(body: str) -> str:
-    """The function a ``check`` body becomes."""
-    return "def __check__(outputs, input, expected, arguments):\n" + textwrap.indent(body, "    ")
-
-
-@functools.lru_cache(maxsize=256)
-def compile_check(body: str, where: str) -> Any:
-    """Compile a ``check`` body as the body of ``def check(outputs, input, expected)``.
-    Cached: every condition builds the same judges (1,000 conditions at ``--dry-run``); a
-    code object is immutable, and a body that fails raises each time (never cached)."""
-    source = check_source(body)
-    try:
-        code = compile(source, f"<judge {where}>", "exec")
-    except SyntaxError as exc:
-        line = (exc.lineno or 2) - 1
-        raise ConfigError(f"check code does not compile: {exc.msg} (line {line} of the body)",
-                          path=where, hint="the body runs inside a function; `return value, why`"
-                          ) from None
-    if not _returns_a_value(ast.parse(source).body[0]):
-        raise ConfigError("check code never returns a value (every sample would error)",
-                          path=where, hint="end the body with `return value, why`, e.g. "
-                                           "`return ok, \"reason\"`")
-    return code
-
-
-def _returns_a_value(func: ast.AST) -> bool:
-    """Whether a ``return <value>`` appears in the function itself (not in a nested def,
-    lambda or class, whose returns are not the check's)."""
-    todo = list(ast.iter_child_nodes(func))
-    while todo:
-        node = todo.pop()
-        if isinstance(node, ast.Return) and node.value is not None and not (
-                isinstance(node.value, ast.Constant) and node.value.value is None):
-            return True
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-            todo.extend(ast.iter_child_nodes(node))
-    return False
 
 
 def _input_fields(exp: Any) -> set[str] | None:

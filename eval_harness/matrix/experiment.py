@@ -99,7 +99,7 @@ def runner_uses_model(cfg: EvalConfig) -> bool:
 def prepare(
     config_path: str | Path, *, cases: Sequence[str] | None = None, limit: int | None = None,
     condition_specs: Sequence[str] | None = None, env: Mapping[str, str] | None = None,
-    require_runner: bool = True, overrides: Mapping[str, Any] | None = None,
+    overrides: Mapping[str, Any] | None = None,
     input_overrides: Mapping[str, Any] | None = None,
 ) -> Experiment:
     """Load, validate and expand; raise ConfigError (exit 2) on anything wrong.
@@ -120,9 +120,6 @@ def prepare(
         block = MatrixBlock.model_validate({"factors": {"model": [cfg.models.skill]}})
     matrix = MatrixBuilder.from_yaml(block, strict=True, origins=loaded.origins,
                                      file=str(loaded.path))
-    if require_runner and cfg.runner is None:
-        raise ConfigError("a `runner` block is required to run", path="runner",
-                          file=str(loaded.path), hint="runner: {type: cli, command: ...}")
     if cfg.dataset is None:
         raise ConfigError("a `dataset` block is required", path="dataset", file=str(loaded.path),
                           hint="dataset: {path: cases/}")

@@ -27,6 +27,7 @@ import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
+from eval_harness._util.procs import pid_alive
 from eval_harness.store.atomic import file_lock
 
 #: names an analysis writes into its output folder (anything else there is the user's)
@@ -36,16 +37,6 @@ OWN_FILES = frozenset({
     "timings.json"})
 _RENAME_EXCHANGE = 2
 _AT_FDCWD = -100
-
-
-def _pid_alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def _exchange(a: Path, b: Path) -> bool:
@@ -81,7 +72,7 @@ class OutputSet:
                 if not (name.startswith(self._prefix) and name.endswith(".tmp")):
                     continue
                 pid = name[len(self._prefix):].split(".", 1)[0]
-                if pid.isdigit() and not _pid_alive(int(pid)) and entry.is_dir(follow_symlinks=False):
+                if pid.isdigit() and not pid_alive(int(pid)) and entry.is_dir(follow_symlinks=False):
                     shutil.rmtree(entry.path, ignore_errors=True)
 
     def commit(self) -> None:

@@ -10,16 +10,15 @@ in ``report.cases.jsonl`` beside it (one ``case_grid.cases`` entry per line), wh
 
 from __future__ import annotations
 
-import datetime as _dt
 import json
 import math
-import os
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import pandas as pd
 
+from eval_harness._util.clock import utc_now_iso
 from eval_harness.errors import UsageError
 from eval_harness.jsonfile import json_text, write_text_atomic
 from eval_harness.redact import redact
@@ -144,14 +143,6 @@ def read_report(out_dir: str | Path) -> dict[str, Any]:
     return doc
 
 
-def now_iso() -> str:
-    """UTC time, or ``SOURCE_DATE_EPOCH`` when set (reproducible builds)."""
-    epoch = os.environ.get("SOURCE_DATE_EPOCH")
-    t = (_dt.datetime.fromtimestamp(int(epoch), _dt.timezone.utc) if epoch
-         else _dt.datetime.now(_dt.timezone.utc))
-    return t.replace(microsecond=0).isoformat().replace("+00:00", "Z")
-
-
 def parse_formats(text: str | Sequence[str]) -> tuple[str, ...]:
     """``"md,json"`` → ("md", "json"); UsageError on an unknown name."""
     items = text.split(",") if isinstance(text, str) else list(text)
@@ -188,7 +179,7 @@ def write_reports(
     if report is None:
         report = build_report(anova=anova, frame=frame, comparisons=comparisons,
                               leaderboard=leaderboard, thresholds=thresholds,
-                              pairwise=pairwise, generated_at=generated_at or now_iso())
+                              pairwise=pairwise, generated_at=generated_at or utc_now_iso())
     written: dict[str, Path] = {}
     for f in fmts:
         with phase(FILENAMES[f]):  # --timings: one phase per report file

@@ -8,16 +8,20 @@ engine; ``quota`` / ``auth`` make the engine stop launching and exit 3). Cost st
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
 from eval_harness.config.models import EvalConfig
-from eval_harness.trace.model import Trace
+from eval_harness.numbers import run_number
 
-Failure = Literal["none", "error", "transient", "quota", "auth"]
+# the record type of one call lives with the store that writes it (store/writer)
+from eval_harness.store.run_result import Failure, RunResult
+
+__all__ = ["FATAL_FAILURES", "Failure", "RunRequest", "RunResult", "Runner", "RunnerFactory",
+           "price", "register", "tee_prefix", "usage_tokens"]
+
 #: failures that abort the matrix (exit 3)
 FATAL_FAILURES = ("quota", "auth")
 
@@ -51,59 +55,6 @@ def tee_prefix(request: RunRequest) -> str | None:
     return f"[{levels + ' ' if levels else ''}r{request.replication} {request.case_id}] "
 
 
-@dataclass
-class RunResult:
-    """What one call produced (the DESIGN.md ``outputs`` dict is built from it)."""
-
-    output: str = ""
-    exit_code: int | None = None
-    stdout: str = ""
-    stderr: str = ""
-    latency_s: float | None = None
-    cost_usd: float | None = None
-    cost_source: str | None = None  # reported | config | table:<date> (eval_harness.pricing)
-    input_tokens: int | None = None
-    output_tokens: int | None = None
-    tokens: int | None = None
-    trace: Trace | None = None  # the reported steps, clipped and masked (eval_harness.trace)
-    files: dict[str, str] = field(default_factory=dict)
-    modified_files: dict[str, str] = field(default_factory=dict)  # workspace edits
-    failure: Failure = "none"
-    reason: str | None = None
-    retry_after: float | None = None  # seconds, from a Retry-After header
-    argv: list[str] | None = None  # masked; written to command.json
-    raw: Any = None  # the parsed application reply, kept in outputs.json
-    notes: list[str] = field(default_factory=list)  # e.g. a log cut at its cap (record.notes)
-    step_results: dict[str, dict[str, Any]] | None = None  # execution.steps: id -> result
-    cache_hit: bool = False  # served from the model-call cache (eval_harness.cache)
-    extra_attempts: int = 0  # calls a wrapper made beyond one (rate-limit retries)
-
-    @property
-    def ok(self) -> bool:
-        """True when the call produced an answer."""
-        return self.failure == "none"
-
-    @property
-    def steps(self) -> list[dict[str, Any]] | None:
-        """The trace as JSON step dicts (what judges see as ``outputs["trace"]``)."""
-        return None if self.trace is None else self.trace.to_json()["steps"]
-
-    @property
-    def tool_calls(self) -> int | None:
-        """Number of tool steps (at any depth) when a trace was reported."""
-        if self.trace is None:
-            return None
-        return sum(1 for s in self.trace.walk() if s.kind == "tool")
-
-    def total_tokens(self) -> int | None:
-        """Reported total, else input + output when both are known."""
-        if self.tokens is not None:
-            return self.tokens
-        if self.input_tokens is not None and self.output_tokens is not None:
-            return self.input_tokens + self.output_tokens
-        return None
-
-
 class Runner(Protocol):
     """Executes one cell. Must be thread-safe: the engine calls it from worker threads."""
 
@@ -117,47 +68,19 @@ class Runner(Protocol):
 
 
 RunnerFactory = Callable[[EvalConfig], Runner]
-_REGISTRY: dict[str, RunnerFactory] = {}
+#: runner type -> factory, filled by the @register decorators (runner/registry.py imports
+#: the builtin runners, then looks a type up here)
+REGISTRY: dict[str, RunnerFactory] = {}
 
 
 def register(name: str) -> Callable[[RunnerFactory], RunnerFactory]:
     """Decorator: register a runner factory under ``name`` (``runner.type``)."""
 
     def wrap(factory: RunnerFactory) -> RunnerFactory:
-        _REGISTRY[name] = factory
+        REGISTRY[name] = factory
         return factory
 
     return wrap
-
-
-def runner_names() -> list[str]:
-    """Registered runner types."""
-    _load_builtins()
-    return sorted(_REGISTRY)
-
-
-def build_runner(config: EvalConfig) -> Runner:
-    """The runner for ``config.runner.type`` (cli when no runner block)."""
-    from eval_harness.errors import ConfigError
-
-    _load_builtins()
-    name = config.runner.type if config.runner else "cli"
-    factory = _REGISTRY.get(name)
-    if factory is None:
-        raise ConfigError(f"unknown runner type {name!r}", path="runner.type",
-                          hint="one of " + ", ".join(sorted(_REGISTRY)))
-    return factory(config)
-
-
-def _load_builtins() -> None:
-    # Importing the modules runs their @register decorators.
-    from eval_harness.runner import (  # noqa: F401
-        claude_code,
-        cli,
-        http,
-        llm,
-        pyfunc,
-    )
 
 
 def usage_tokens(usage: Mapping[str, Any] | None) -> tuple[int | None, int | None, int | None]:
@@ -169,9 +92,9 @@ def usage_tokens(usage: Mapping[str, Any] | None) -> tuple[int | None, int | Non
         for key in keys:
             value = usage.get(key)
             # a finite, non-negative count (JSON allows NaN / Infinity; they mean unknown)
-            if (isinstance(value, (int, float)) and not isinstance(value, bool)
-                    and math.isfinite(value) and value >= 0):
-                return int(value)
+            known = run_number(value)
+            if known is not None and known >= 0:
+                return int(known)
         return None
 
     inp = num("input_tokens", "prompt_tokens")

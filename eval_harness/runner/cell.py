@@ -14,13 +14,12 @@ from __future__ import annotations
 import threading
 from typing import Any
 
+from eval_harness._util.clock import utc_timestamp
 from eval_harness.judges.api import Sample, Scorer, ScoreResult
 from eval_harness.retrying import Backoff, call_with_backoff
 from eval_harness.runner.base import Runner, RunRequest, RunResult
 from eval_harness.runner.scrub import scrub_result
 from eval_harness.runner.workspace import annotation_contents
-from eval_harness.store.records import CaseRecord, JudgeScore
-from eval_harness.store.rundirs import utc_now
 from eval_harness.store.writer import outputs_dict, record_json, write_outputs, write_record
 
 
@@ -53,29 +52,13 @@ def score_sample(scorer: Scorer | None, sample: Sample) -> tuple[ScoreResult | N
         return None, f"scoring failed: {type(exc).__name__}: {exc}"[:300]
 
 
-def finish_cell(
-    *, request: RunRequest, result: RunResult, attempts: int, scorer: Scorer | None,
-    expected: Any, annotations: dict[str, Any], case_hash: str, tags: dict[str, Any],
-    digest: str, run_id: str, extra: dict[str, Any] | None = None, store_trace: bool = True,
-) -> CaseRecord:
-    """Write outputs, judge an ok result, write ``record.json``; return the record."""
-    data = finish_cell_data(request=request, result=result, attempts=attempts, scorer=scorer,
-                            expected=expected, annotations=annotations, case_hash=case_hash,
-                            tags=tags, digest=digest, run_id=run_id, extra=extra,
-                            store_trace=store_trace)
-    data = dict(data)
-    judged = {name: JudgeScore.model_validate(s) for name, s in data.pop("scores").items()}
-    del data["schema_version"]
-    return CaseRecord.model_construct(scores=judged, **data)
-
-
 def finish_cell_data(
     *, request: RunRequest, result: RunResult, attempts: int, scorer: Scorer | None,
     expected: Any, annotations: dict[str, Any], case_hash: str, tags: dict[str, Any],
     digest: str, run_id: str, extra: dict[str, Any] | None = None, store_trace: bool = True,
 ) -> dict[str, Any]:
-    """:func:`finish_cell`, returning the record as written to ``record.json`` (a JSON
-    dict; the engine reads a few fields, so no model is built per cell)."""
+    """Write outputs, judge an ok result, write ``record.json``; return the record as
+    written (a JSON dict; the engine reads a few fields, so no model is built per cell)."""
     case_dir = str(request.case_dir)
     write_outputs(case_dir, result, attempts, store_trace)
     status, reason = ("ok", None) if result.ok else ("errored", result.reason or result.failure)
@@ -99,7 +82,7 @@ def finish_cell_data(
         "composite": scores.composite if scores else None,
         "composite_errored": scores.composite_errored if scores else False,
         "judges_digest": scores.judges_digest if scores else "",
-        "finished_at": utc_now(),
+        "finished_at": utc_timestamp(),
         # added fields (records.py allows extras): provenance and token split
         "run_id": run_id, "attempts": attempts, "input_tokens": result.input_tokens,
         "output_tokens": result.output_tokens, "levels": request.levels, **(extra or {}),

@@ -22,7 +22,6 @@ the last line holding a JSON object is used.
 from __future__ import annotations
 
 import json
-import math
 import os
 import re
 import shlex
@@ -32,8 +31,15 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from eval_harness._util.untrusted_json import loads_reply
 from eval_harness.config.models import EvalConfig
-from eval_harness.config.templates import render_arguments, render_braces, render_value
+from eval_harness.config.templates import (
+    BUILTIN_PLACEHOLDERS,
+    render_arguments,
+    render_braces,
+    render_value,
+)
+from eval_harness.numbers import run_number
 from eval_harness.runner.base import (
     RunRequest,
     RunResult,
@@ -42,7 +48,6 @@ from eval_harness.runner.base import (
     usage_tokens,
 )
 from eval_harness.runner.process import ProcessGroup, ProcessOutcome
-from eval_harness.runner.scrub import loads_reply
 from eval_harness.runner.workspace import (
     Snapshot,
     collect_paths,
@@ -58,9 +63,6 @@ _PLACEHOLDER = re.compile(r"(?<!\{)\{([A-Za-z_][A-Za-z0-9_]*)\}(?!\})")
 _CONTEXT_KEYS = frozenset(k.encode() for k in (
     "EVAL_CASE_ID", "EVAL_CONDITION_ID", "EVAL_REPLICATION", "EVAL_MODEL", "EVAL_EFFORT",
     "EVAL_SUBAGENT_MODEL"))
-BUILTIN_PLACEHOLDERS = ("model", "effort", "subagent_model", "workspace", "output_dir",
-                        "timeout", "config_dir", "input_json", "input_file", "case_id",
-                        "replication", "condition_id", "agent", "args")
 
 
 def command_template(config: EvalConfig) -> list[str]:
@@ -112,9 +114,9 @@ def fill_from_reply(result: RunResult, reply: dict[str, Any], pricing: Any, mode
     out = reply.get("output", reply.get("result", ""))
     result.output = out if isinstance(out, str) else json.dumps(out, default=str)
     cost = reply.get("cost_usd", reply.get("total_cost_usd"))
-    if (isinstance(cost, (int, float)) and not isinstance(cost, bool) and math.isfinite(cost)
-            and cost >= 0):  # NaN, Infinity or a negative cost is not a known cost
-        result.cost_usd, result.cost_source = float(cost), "reported"
+    known = run_number(cost)
+    if known is not None and known >= 0:  # NaN, Infinity or a negative cost is not a known cost
+        result.cost_usd, result.cost_source = known, "reported"
     result.input_tokens, result.output_tokens, result.tokens = usage_tokens(reply.get("usage"))
     steps = reply.get("steps", reply.get("tool_calls"))
     if isinstance(steps, list):

@@ -34,6 +34,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from eval_harness._util.clock import utc_timestamp
 from eval_harness.config.envvars import env_references
 from eval_harness.config.models import EvalConfig
 from eval_harness.errors import BudgetExhausted, QuotaExhausted, Terminated
@@ -41,7 +42,7 @@ from eval_harness.judges.api import Scorer
 from eval_harness.matrix.builder import Condition
 from eval_harness.matrix.experiment import Experiment
 from eval_harness.retrying import CURRENT_STOP
-from eval_harness.runner.base import FATAL_FAILURES, Runner, RunRequest, build_runner
+from eval_harness.runner.base import FATAL_FAILURES, Runner, RunRequest
 from eval_harness.runner.budget import SpendTracker, cell_costs, check_cell_limits
 from eval_harness.runner.cached import with_cache
 from eval_harness.runner.cell import Backoff, call_with_retries, finish_cell_data
@@ -51,7 +52,7 @@ from eval_harness.runner.progress import Progress
 from eval_harness.runner.shard import Shard
 from eval_harness.store.claims import claim_cell, finished_after
 from eval_harness.store.index import Entry, ResumeIndex
-from eval_harness.store.rundirs import RunDir, finish_run_dir, open_run_dirs, utc_now
+from eval_harness.store.rundirs import RunDir, finish_run_dir, open_run_dirs
 from eval_harness.store.writer import begin_case
 
 #: engine abort -> run.json ``aborted_reason``
@@ -107,7 +108,14 @@ class _Outcome:
     # the record.json fields as written (no model: built per cell only to be read back);
     # None: nothing written (not started, cancelled, quota)
     record: dict[str, Any] | None
-    fatal_reason: str | None = None
+
+
+def build_runner(config: EvalConfig) -> Runner:
+    """:func:`eval_harness.runner.registry.build_runner`, imported on first use (the builtin
+    runners and their HTTP stack stay unimported for planning)."""
+    from eval_harness.runner.registry import build_runner as build
+
+    return build(config)
 
 
 class Engine:
@@ -276,7 +284,7 @@ class Engine:
         extra: dict[str, Any] = {"shard": str(self.opt.shard)} if self.opt.shard else {}
         planned = self._planned(cell)
         if planned is not None:  # a rerun: its record must count over the old one
-            when, note = finished_after(planned.finished_at, utc_now())
+            when, note = finished_after(planned.finished_at, utc_timestamp())
             if note:
                 extra.update(finished_at=when, clock_note=note)
         return extra or None
@@ -296,7 +304,7 @@ class Engine:
         check_cell_limits(result, request.config.execution)
         while result.failure in FATAL_FAILURES:
             if self._note_fatal(result.reason or result.failure):
-                return _Outcome(None, result.reason)
+                return _Outcome(None)
             more, n = call_with_retries(runner, request, retries, self.opt.backoff, self._stop)
             result, attempts = more, attempts + n
         if self._stop.is_set() and (result.failure == "transient"

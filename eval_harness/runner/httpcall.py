@@ -22,8 +22,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from eval_harness._util.untrusted_json import loads_reply
 from eval_harness.runner.base import Failure
-from eval_harness.runner.scrub import loads_reply
 from eval_harness.runner.transport import MAX_RESPONSE_BYTES, TransportError, post
 
 _QUOTA = re.compile(r"insufficient_quota|credit balance|quota exceeded|exceeded your current quota"

@@ -93,18 +93,6 @@ def read_capped_fd(fd: int, limit: int = MAX_CAPTURE) -> tuple[str, str, bool]:
     return (head.decode("utf-8", "replace"), tail.decode("utf-8", "replace"), size > limit)
 
 
-def read_capped(path: str | Path, limit: int = MAX_CAPTURE) -> tuple[str, str, bool]:
-    """(head, tail, truncated) of a log file, decoded leniently."""
-    try:
-        fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
-    except OSError:
-        return "", "", False
-    try:
-        return read_capped_fd(fd, limit)
-    finally:
-        os.close(fd)
-
-
 def cap_log(path: str | Path, limit: int | None) -> str | None:
     """Cut a log past ``limit`` bytes to its first ``limit`` bytes plus a marker line; the
     note for the record, or None when nothing was cut. (Applied when the cell ends: while

@@ -43,10 +43,12 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from eval_harness._util.procs import pid_alive
 from eval_harness.config.models import EvalConfig
 from eval_harness.errors import UsageError
-from eval_harness.runner.base import Runner, RunRequest, RunResult, build_runner
+from eval_harness.runner.base import Runner, RunRequest, RunResult
 from eval_harness.runner.ray_batcher import Batcher
+from eval_harness.runner.registry import build_runner
 
 RAY_HINT = "pip install 'factorial-eval-harness[ray]' (on the driver and every worker)"
 #: Ray reruns a task whose worker process or node died this many times
@@ -140,16 +142,6 @@ def _worker_runner(key: str, config: Any) -> tuple[Runner, EvalConfig]:
         return found
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:  # another user's process
-        return True
-    return True
-
-
 def _sweep_dead(base: str) -> None:
     """Remove the scratch folders of worker processes that no longer exist (killed
     mid-task: SIGKILL runs no cleanup). A folder whose pid is alive again is left."""
@@ -157,7 +149,7 @@ def _sweep_dead(base: str) -> None:
         for entry in entries:
             pid = entry.name[len(_SCRATCH_PREFIX):].split("-", 1)[0]
             if (entry.name.startswith(_SCRATCH_PREFIX) and pid.isdigit()
-                    and int(pid) != os.getpid() and not _alive(int(pid))):
+                    and int(pid) != os.getpid() and not pid_alive(int(pid))):
                 shutil.rmtree(entry.path, ignore_errors=True)
 
 

@@ -10,23 +10,18 @@ later run — resume, ``--force``, a new shard, a raised replication count — w
 
 from __future__ import annotations
 
-import datetime as _dt
 import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from eval_harness import __version__
+from eval_harness._util.clock import utc_date, utc_timestamp
+from eval_harness._version import __version__
 from eval_harness.matrix.builder import Condition
 from eval_harness.matrix.ids import HASH_VERSION
 from eval_harness.store.atomic import atomic_write_json, file_lock, read_json
 from eval_harness.store.records import RunRecord
-
-
-def utc_now() -> str:
-    """ISO-8601 UTC timestamp, second resolution plus microseconds (sortable)."""
-    return _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="microseconds")
 
 
 @dataclass(frozen=True)
@@ -49,7 +44,7 @@ class RunDir:
 
 
 def _new_name(eval_dir: Path, cond: Condition, rep: int, replications: int) -> Path:
-    date = _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%d")
+    date = utc_date()
     path = eval_dir / cond.run_id(date, rep, replications)
     if path.exists():  # same label+date from another condition (slug collision)
         path = path.with_name(f"{path.name}-{cond.condition_id[:6]}")
@@ -97,7 +92,7 @@ def update_run_json(run: RunDir, eval_name: str, *, status: str, shard: str | No
     with file_lock(run.path / ".run.lock"):
         old: dict[str, Any] = read_json(run.path / "run.json") or {}
         shards = sorted(set(old.get("shards") or []) | ({shard} if shard else set()))
-        now = utc_now()
+        now = utc_timestamp()
         record = RunRecord.model_validate({
             "eval": eval_name, "run_id": run.run_id, "condition_id": run.condition.condition_id,
             "levels": run.condition.levels, "replication": run.replication,

@@ -29,6 +29,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from eval_harness.numbers import run_number
 from eval_harness.redact import secret_key_name as secret_key
 
 SCHEMA_VERSION = 1
@@ -149,11 +150,6 @@ class Trace:
                 "steps": [s.to_json() for s in self.steps]}
 
 
-def _number(value: Any) -> float | None:
-    if isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value):
-        return float(value)
-    return None
-
 
 def _first(raw: Mapping[str, Any], *keys: str) -> Any:
     return next((raw[k] for k in keys if k in raw), None)
@@ -193,8 +189,8 @@ class _Builder:
             input=clean(_first(raw, "input", "arguments", "args"), 1),
             output=clean(_first(raw, "output", "result"), 1),
             started=started if isinstance(started, str) and len(started) <= MAX_NAME
-            else _number(started),
-            duration=_number(_first(raw, "duration", "duration_s")),
+            else run_number(started),
+            duration=run_number(_first(raw, "duration", "duration_s")),
             children=self.steps(raw.get("children"), depth + 1))
 
 

@@ -14,6 +14,7 @@ import pandas as pd
 from eval_harness.analysis.configured import restrict_to_configured
 from eval_harness.config.loader import load_config
 from eval_harness.config.recorded import record_config
+from eval_harness.judges.scorer import config_judge_digests
 from tests.conftest import run_cli
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -60,7 +61,9 @@ def test_the_recorded_config_is_used_the_same_way(tmp_path: Path) -> None:
     _runs(tmp_path / "runs")
     cfg = tmp_path / "eval.yaml"
     cfg.write_text(CONFIG)
-    record_config(load_config(cfg, strict=False), tmp_path / "runs" / "demo", "2026-01-01")
+    loaded = load_config(cfg, strict=False)
+    record_config(loaded, tmp_path / "runs" / "demo", "2026-01-01",
+                  judge_digests=config_judge_digests(loaded.config))
     code, _, err = run_cli("--analyze-only", str(tmp_path / "runs" / "demo"), "--output",
                            str(tmp_path / "b"))
     assert code == 0, err

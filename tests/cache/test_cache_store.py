@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from eval_harness._util.durations import parse_duration
 from eval_harness.cache.keys import call_key, public_endpoint
-from eval_harness.cache.settings import parse_duration, resolve
+from eval_harness.cache.settings import resolve
 from eval_harness.cache.store import CallCache
 
 WRITER = textwrap.dedent("""

@@ -49,6 +49,20 @@ def test_planning_and_help_import_no_heavy_module(argv: tuple[str, ...], tmp_pat
     assert got["heavy"] == []
 
 
+def test_dry_run_with_a_ddf_setting_imports_no_heavy_module(tmp_path: Path) -> None:
+    """``matrix.analysis.ddf`` is validated by the config layer (config/ddf.py), not by the
+    statistics stack (it used to import analysis.stats.slopes: pandas, numpy, scipy)."""
+    text = (ROOT / "configs" / "example.yaml").read_text(encoding="utf-8")
+    assert "    method: rm\n" in text
+    edited = tmp_path / "eval.yaml"
+    edited.write_text(text.replace("    method: rm\n", "    method: mixed\n    ddf: satterthwaite\n"),
+                      encoding="utf-8")
+    (tmp_path / "example").symlink_to(ROOT / "configs" / "example")  # the dataset, relative to the config
+    got = _probe("--config", str(edited), "--dry-run", "--json", "--runs-dir", str(tmp_path / "runs"))
+    assert got["code"] == 0
+    assert got["heavy"] == []
+
+
 def test_judge_http_reply_cap_matches_the_transport() -> None:
     """judges/llm/http.py repeats the transport's reply cap (so it need not import the HTTP
     stack at start-up); the two must stay equal."""

@@ -25,8 +25,9 @@ from eval_harness.judges.api import Sample
 from eval_harness.judges.cache import VerdictCache
 from eval_harness.judges.llm.http import RetryPolicy
 from eval_harness.judges.scorer import JudgeScorer
-from eval_harness.runner.base import RunRequest, build_runner
+from eval_harness.runner.base import RunRequest
 from eval_harness.runner.cell import Backoff, call_with_retries, finish_cell_data
+from eval_harness.runner.registry import build_runner
 from tests.security.hostile_server import HostileServer
 
 SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-10**20, 10**20),

@@ -23,7 +23,6 @@ comparison function accepts it as it accepts ``load_runs``.
 from __future__ import annotations
 
 import contextlib
-import datetime as _dt
 import json
 import math
 import os
@@ -34,6 +33,7 @@ from typing import Any
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from eval_harness._util.clock import utc_now_iso
 from eval_harness.analysis.shared import SharedDict, SharedList
 from eval_harness.errors import ConfigError, UsageError
 from eval_harness.jsonfile import write_text_atomic
@@ -157,7 +157,7 @@ def export_baseline(
     if missing:
         raise UsageError(f"export_baseline: frame lacks columns {missing}")
     if tool_version is None:
-        from eval_harness import __version__ as tool_version
+        from eval_harness._version import __version__ as tool_version
     known = set(RUN_COLUMNS) | set(factors) | {"case_id", "judge"}
     sample_cols = [c for c in SAMPLE_COLUMNS if c in frame.columns]
     judge_cols = [c for c in JUDGE_COLUMNS if c in frame.columns]
@@ -199,7 +199,7 @@ def export_baseline(
         "schema_version": SCHEMA_VERSION,
         "kind": KIND,
         "eval": eval_name,
-        "generated_at": _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "generated_at": utc_now_iso(),
         "tool_version": str(tool_version),
         "compact": bool(compact),
         "factors": factors,

@@ -24,11 +24,10 @@ from eval_harness.analysis.stats.balanced import (
     check_method,
     too_large,
 )
-from eval_harness.analysis.stats.design import contr_sum, term_name, term_subsets
-from eval_harness.analysis.stats.dist import f_sf
+from eval_harness.analysis.stats.design import term_name, term_subsets
 from eval_harness.analysis.stats.errors import StatsInputError
-from eval_harness.analysis.stats.kenward_roger import KenwardRoger, kr_term
-from eval_harness.analysis.stats.reml import WaldFit, fit_random_intercept, wald_term
+from eval_harness.analysis.stats.model_terms import design_matrix, wald_term_result
+from eval_harness.analysis.stats.reml import fit_random_intercept
 from eval_harness.analysis.stats.results import LMM_LABEL, AnovaResult, ExcludedTerm, TermResult
 
 
@@ -96,7 +95,7 @@ def anova_frame(
     """ANOVA of tidy rows; returns the result and the excluded cases (with missing cells).
     `ddf` (`kenward-roger` or `satterthwaite`): the denominator df of `mixed`."""
     if isinstance(method, str) and method.lower() in ("auto", "mixed"):
-        from eval_harness.analysis.stats.slopes import fitted_mixed  # imports this module
+        from eval_harness.analysis.stats.slopes import fitted_mixed  # on first use
 
         cm = cell_means(df, factors, response, case)
         lv = observed_levels(cm, factors, levels)
@@ -113,66 +112,6 @@ def anova_frame(
         return fitted_lmm(cm, factors, lv, response, case), []
     y, excluded = _balanced_array(cm, factors, lv, response, case)
     return anova_balanced(y, factors, lv, method), excluded
-
-
-def wald_term_result(name: str, fit: WaldFit, sigma2: float, hyp: np.ndarray,
-                     q: float, kr: KenwardRoger | None = None) -> TermResult | None:
-    """Wald F test of one term of a fitted model, or None when F, p or df is not finite.
-
-    F and the df: Kenward–Roger (`kenward_roger.kr_term`) when `kr` is given, else the
-    Satterthwaite df of `reml.wald_term`; p = P(F_{q, ddf} > F); the sums of squares are
-    implied by the fit, SS = F·q·σ², SS_error = σ²·ddf, and partial η² = F·q / (F·q + ddf).
-    """
-    with np.errstate(all="ignore"):
-        f_val, ddf = kr_term(kr, hyp) if kr is not None else wald_term(fit, hyp)
-        p = float(f_sf(f_val, q, ddf))
-    if not (np.isfinite(f_val) and np.isfinite(p) and ddf > 0):
-        return None
-    ss = f_val * q * sigma2
-    return TermResult(
-        term=name, F=f_val, df_num=q, df_den=ddf, p_uncorrected=p, p_raw=p, gg_epsilon=None,
-        partial_eta_sq=f_val * q / (f_val * q + ddf), ss=ss, ss_error=sigma2 * ddf,
-        ms=ss / q, ms_error=sigma2)
-
-
-def design_matrix(
-    cm: pd.DataFrame, factors: Sequence[str], levels: Sequence[Sequence[Any]]
-) -> tuple[np.ndarray, dict[tuple[int, ...], np.ndarray]]:
-    """Full-factorial `contr.sum` design; column indices of each term."""
-    coded = []
-    for f, lv in zip(factors, levels, strict=True):
-        codes = pd.Categorical(cm[f], categories=list(lv)).codes
-        coded.append(contr_sum(len(lv))[codes])
-    blocks = [np.ones((len(cm), 1))]
-    cols: dict[tuple[int, ...], np.ndarray] = {}
-    start = 1
-    for subset in term_subsets(len(factors)):
-        block = np.ones((len(cm), 1))
-        for j in subset:
-            block = np.einsum("ra,rb->rab", block, coded[j]).reshape(len(cm), -1)
-        blocks.append(block)
-        cols[subset] = np.arange(start, start + block.shape[1])
-        start += block.shape[1]
-    return np.hstack(blocks), cols
-
-
-def type3_hypothesis(
-    levels: Sequence[tuple[Any, ...]], subset: Sequence[int], cols: np.ndarray, n_params: int
-) -> np.ndarray:
-    """Type-3 hypothesis matrix of a term, in lmerTest's basis.
-
-    Rows are the term's treatment-style contrasts (each level against the first, and
-    their products for interactions) written in the `contr.sum` coefficients:
-    L_T = ⊗_{f∈T} (D_f · contr.sum(L_f)), D_f with rows e_l − e_1 (l = 2..L_f).
-    """
-    block = np.ones((1, 1))
-    for j in subset:
-        n_lv = len(levels[j])
-        diff = np.hstack([-np.ones((n_lv - 1, 1)), np.eye(n_lv - 1)])
-        block = np.kron(block, diff @ contr_sum(n_lv))
-    hyp = np.zeros((block.shape[0], n_params))
-    hyp[:, cols] = block
-    return hyp
 
 
 def fitted_lmm(
@@ -209,7 +148,7 @@ def fitted_lmm(
         return all_excluded(REASONS[2])
     if len(y) <= x.shape[1] or np.linalg.matrix_rank(x) < x.shape[1]:
         return all_excluded("too few observations or an empty cell: the full-factorial model is not estimable")
-    from eval_harness.analysis.stats.slopes import (  # imports this module
+    from eval_harness.analysis.stats.slopes import (  # on first use
         SlopesModel,
         term_hypothesis,
     )

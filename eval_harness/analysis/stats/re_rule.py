@@ -47,14 +47,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from eval_harness.analysis.stats.design import term_subsets
-from eval_harness.analysis.stats.mixed import (
-    CaseSums,
-    MixedFit,
-    block_start,
-    fit_at,
-    fit_mixed,
-    slope_structure,
-)
+from eval_harness.analysis.stats.mixed import CaseSums, MixedFit, block_start, slope_structure
+from eval_harness.analysis.stats.mixed_fit import fit_at, fit_mixed
 
 #: a cell covariance with eigenvalues below this fraction of its largest is rank deficient
 RANK_REL = 1e-4

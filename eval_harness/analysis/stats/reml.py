@@ -122,7 +122,8 @@ def fit_random_intercept(x: np.ndarray, y: np.ndarray, case_codes: np.ndarray) -
     s2c = lam * sigma2
     # Satterthwaite ingredients in lmerTest's parametrisation φ = (θ, σ), θ = √λ: the
     # analytic Hessian and Jacobian of the random-slopes code with q = 1
-    from eval_harness.analysis.stats.mixed import CaseSums, Structure, fit_at
+    from eval_harness.analysis.stats.mixed import CaseSums, Structure
+    from eval_harness.analysis.stats.mixed_fit import fit_at
 
     st = Structure((0,), (1,))
     mixed = fit_at(CaseSums.from_rows(x, y, case_codes), st, np.array([np.sqrt(lam)]), 0.0)
@@ -161,7 +162,7 @@ def wald_term(fit: WaldFit, hyp: np.ndarray) -> tuple[float, float]:
 
     F and the df are computed on the eigen-contrasts Pᵀ L of L Cov Lᵀ = P D Pᵀ; the F is
     invariant to the basis of L, the Satterthwaite df is not, so callers pass lmerTest's
-    type-3 basis (see `frame.type3_hypothesis`).
+    type-3 basis (see `model_terms.type3_hypothesis`).
     """
     q = hyp.shape[0]
     d, vecs = np.linalg.eigh(hyp @ fit.cov_beta @ hyp.T)

@@ -31,20 +31,17 @@ from eval_harness.analysis.stats.correction import adjust_pvalues, canonical_cor
 from eval_harness.analysis.stats.design import term_name, term_subsets
 from eval_harness.analysis.stats.dist import t_ppf, t_sf
 from eval_harness.analysis.stats.errors import StatsInputError
-from eval_harness.analysis.stats.frame import (
+from eval_harness.analysis.stats.kenward_roger import KenwardRoger, adjust, kr_contrast
+from eval_harness.analysis.stats.mixed import CaseSums, MixedFit
+from eval_harness.analysis.stats.model_terms import (
     design_matrix,
     type3_hypothesis,
     wald_term_result,
 )
-from eval_harness.analysis.stats.kenward_roger import KenwardRoger, adjust, kr_contrast
-from eval_harness.analysis.stats.mixed import CaseSums, MixedFit
 from eval_harness.analysis.stats.re_rule import choose_and_fit, ridge_point
 from eval_harness.analysis.stats.reml import WaldFit, satterthwaite_nu
 from eval_harness.analysis.stats.results import AnovaResult, Contrast, ExcludedTerm, TermResult
-
-#: denominator-df methods of `mixed` (setting `analysis.ddf`, CLI `--ddf`); the first is the default
-DDF_METHODS = ("kenward-roger", "satterthwaite")
-DDF_NAMES = {"kenward-roger": "Kenward–Roger df", "satterthwaite": "Satterthwaite df"}
+from eval_harness.config.ddf import DDF_METHODS, DDF_NAMES, ddf_method, unknown_ddf
 
 
 def mixed_label(ddf: str = DDF_METHODS[0]) -> str:
@@ -57,12 +54,10 @@ MIXED_LABEL = mixed_label()
 
 def canonical_ddf(value: object) -> str:
     """`kenward-roger` or `satterthwaite` (case, `_` and spaces ignored); else StatsInputError."""
-    key = str(value).strip().lower().replace("_", "-").replace(" ", "-")
-    if key in ("kr", "kenward-roger", "kenwardroger"):
-        return "kenward-roger"
-    if key == "satterthwaite":
-        return key
-    raise StatsInputError(f"unknown ddf {value!r}; choose one of {list(DDF_METHODS)}")
+    method = ddf_method(value)
+    if method is None:
+        raise StatsInputError(unknown_ddf(value))
+    return method
 
 
 @dataclass(frozen=True)
@@ -110,7 +105,7 @@ def term_hypothesis(levels: Sequence[Sequence[Any]], subset: tuple[int, ...], co
                     x: np.ndarray) -> np.ndarray:
     """lmerTest's hypothesis matrix of a term (the Satterthwaite df depends on its basis).
 
-    With several terms: the type-3 basis (`frame.type3_hypothesis`). With one term lmerTest
+    With several terms: the type-3 basis (`model_terms.type3_hypothesis`). With one term lmerTest
     returns its type-1 contrasts: the term's rows of Uᵀ, XᵀX = U D Uᵀ with U unit lower
     triangular (the "Doolittle" factorisation; lmerTest `get_contrasts_type1`).
     """

@@ -20,12 +20,12 @@ from __future__ import annotations
 
 import json
 import logging
-import math
 import threading
 from dataclasses import dataclass, field
 from typing import Any
 
 from eval_harness.judges.llm.providers import ModelRef, endpoint, shown_url
+from eval_harness.numbers import run_number
 
 # runner.transport (http.client, ssl, urllib) is imported on the first call, not here:
 # --dry-run builds every judge and must not pay for the HTTP stack (docs/performance.md)
@@ -114,7 +114,7 @@ def _retry_after(value: str | None) -> float | None:
 def _attempt(url: str, headers: dict[str, str], data: bytes,
              policy: RetryPolicy) -> dict[str, Any] | _Transient:
     """One request: the parsed reply, a transient failure, or LLMError (permanent)."""
-    from eval_harness.runner.scrub import loads_reply
+    from eval_harness._util.untrusted_json import loads_reply
     from eval_harness.runner.transport import TransportError, post
 
     try:
@@ -223,8 +223,8 @@ def _parse_anthropic(data: dict[str, Any]) -> tuple[str | None, dict[str, Any] |
 
 
 def _count(value: Any) -> int | None:
-    ok = isinstance(value, (int, float)) and not isinstance(value, bool)
-    return int(value) if ok and math.isfinite(value) and 0 <= value < 1e15 else None
+    known = run_number(value)
+    return int(value) if known is not None and 0 <= known < 1e15 else None
 
 
 def _usage(data: dict[str, Any]) -> tuple[int | None, int | None, float | None]:
@@ -233,9 +233,8 @@ def _usage(data: dict[str, Any]) -> tuple[int | None, int | None, float | None]:
     tin = _count(usage.get("prompt_tokens", usage.get("input_tokens")))
     tout = _count(usage.get("completion_tokens", usage.get("output_tokens")))
     cost = usage.get("cost")  # some gateways (OpenRouter, LiteLLM) report it
-    known = (isinstance(cost, (int, float)) and not isinstance(cost, bool)
-             and math.isfinite(cost) and 0 <= cost < 1e9)
-    return tin, tout, (float(cost) if known and cost is not None else None)
+    known = run_number(cost)
+    return tin, tout, (known if known is not None and 0 <= known < 1e9 else None)
 
 
 def _mentions(err: LLMError, *words: str) -> bool:

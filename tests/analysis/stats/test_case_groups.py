@@ -11,7 +11,6 @@ import pandas as pd
 import pytest
 
 from eval_harness.analysis.stats.case_groups import CaseGroups, group_algebra, unique_rows
-from eval_harness.analysis.stats.frame import design_matrix
 from eval_harness.analysis.stats.mixed import (
     CaseSums,
     Structure,
@@ -20,6 +19,7 @@ from eval_harness.analysis.stats.mixed import (
     gls,
     profiled_deviance,
 )
+from eval_harness.analysis.stats.model_terms import design_matrix
 from eval_harness.analysis.stats.reml_hessian import vp_hessian
 
 LEVELS = [("a1", "a2", "a3"), ("b1", "b2")]
@@ -153,7 +153,7 @@ def test_unique_rows_compares_rows_exactly(weights: np.ndarray | None) -> None:
 
 
 def test_grouping_does_not_change_the_fit() -> None:
-    from eval_harness.analysis.stats.mixed import fit_mixed
+    from eval_harness.analysis.stats.mixed_fit import fit_mixed
 
     s, _, cols = _sums(_frame(5, n=30))
     st = _structure(cols)

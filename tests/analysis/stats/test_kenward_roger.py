@@ -23,9 +23,10 @@ import pytest
 from eval_harness.analysis.stats import anova_frame
 from eval_harness.analysis.stats.design import term_subsets
 from eval_harness.analysis.stats.errors import StatsInputError
-from eval_harness.analysis.stats.frame import design_matrix
 from eval_harness.analysis.stats.kenward_roger import adjust, kr_contrast, kr_term
-from eval_harness.analysis.stats.mixed import CaseSums, fit_mixed, slope_structure
+from eval_harness.analysis.stats.mixed import CaseSums, slope_structure
+from eval_harness.analysis.stats.mixed_fit import fit_mixed
+from eval_harness.analysis.stats.model_terms import design_matrix
 from eval_harness.analysis.stats.slopes import (
     canonical_ddf,
     design_rows,

@@ -1,4 +1,4 @@
-"""The REML optimiser of the mixed model (stats/mixed.py `_optimise`, `_newton`): the
+"""The REML optimiser of the mixed model (stats/mixed_fit.py `_optimise`, `_newton`): the
 optimum BFGS reaches, in few evaluations, converged far enough that the Satterthwaite df
 do not depend on where on the likelihood ridge it ends."""
 
@@ -12,10 +12,11 @@ import pandas as pd
 import pytest
 from scipy import optimize
 
-from eval_harness.analysis.stats import mixed
+from eval_harness.analysis.stats import mixed, mixed_fit
 from eval_harness.analysis.stats.design import term_subsets
-from eval_harness.analysis.stats.frame import design_matrix
-from eval_harness.analysis.stats.mixed import CaseSums, Structure, deviance_and_gradient, fit_at
+from eval_harness.analysis.stats.mixed import CaseSums, Structure, deviance_and_gradient
+from eval_harness.analysis.stats.mixed_fit import fit_at
+from eval_harness.analysis.stats.model_terms import design_matrix
 from eval_harness.analysis.stats.reml import wald_term
 from eval_harness.analysis.stats.slopes import term_hypothesis
 
@@ -46,8 +47,8 @@ def test_the_optimum_is_at_least_bfgs_s_in_few_evaluations(name: str,
         calls.append(1)
         return deviance_and_gradient(*args)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(mixed, "deviance_and_gradient", counted)
-    theta, dev = mixed._optimise(s, st)
+    monkeypatch.setattr(mixed_fit, "deviance_and_gradient", counted)
+    theta, dev = mixed_fit._optimise(s, st)
     assert dev <= ref.fun + 1e-10 * abs(ref.fun)
     assert np.abs(deviance_and_gradient(s, st, theta)[1]).max() < 1e-6
     assert len(calls) < 80  # BFGS from the same starts: 150–400
@@ -76,7 +77,7 @@ def test_f_and_df_do_not_depend_on_the_point_of_the_ridge(seed: int) -> None:
     st = mixed.slope_structure([list(cols[t]) for t in term_subsets(2)], False)
     results = []
     for scale in (1.0, 0.2, 3.0):  # three starts: three ends on the ridge
-        theta, dev = mixed._optimise(s, st, warm=scale * st.start())
+        theta, dev = mixed_fit._optimise(s, st, warm=scale * st.start())
         fit = fit_at(s, st, theta, dev)
         results.append([wald_term(fit, term_hypothesis(levels, t, cols[t], x))
                         for t in term_subsets(2)])

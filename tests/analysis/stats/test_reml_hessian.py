@@ -11,7 +11,6 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from eval_harness.analysis.stats.frame import design_matrix
 from eval_harness.analysis.stats.mixed import (
     CaseSums,
     Structure,
@@ -19,6 +18,7 @@ from eval_harness.analysis.stats.mixed import (
     deviance_and_gradient,
     gls,
 )
+from eval_harness.analysis.stats.model_terms import design_matrix
 from eval_harness.analysis.stats.reml_hessian import profiled_hessian, vp_hessian
 
 
