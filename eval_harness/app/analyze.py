@@ -5,7 +5,8 @@ dashboard, the GitHub Action).
 The steps, in order: load the tidy frame (:func:`load_frame`, the one call of the loader)
 -> keep the configured conditions -> failures and errored judges -> anova.json
 (:func:`_anova`) -> the verdict rule and its tables -> comparisons and leaderboard ->
-thresholds -> report model (:func:`_documents`) -> files (:func:`_write`, skipped with
+thresholds (:func:`_documents`) -> files (:func:`_write_documents`), the report model
+(:func:`_report`) and the reports (:func:`_write_reports`; no file is written with
 ``write=False``) -> baseline export and the gate lines (:func:`_finish`).
 Notes go to ``say`` (stderr by default), one line each, exactly as the CLI prints them.
 """

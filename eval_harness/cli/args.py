@@ -52,7 +52,8 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--cases", nargs="+", metavar="ID", help="only these case ids")
     g.add_argument("--limit", type=int, metavar="N", help="only the first N cases")
     g.add_argument("--condition", action="append", metavar="SPEC",
-                   help="only conditions matching levels (model=a,effort=low) or an id prefix; repeatable")
+                   help="only conditions matching levels (model=a,effort=low), an id prefix or a label; "
+                   "repeatable")
     g.add_argument("--json", action="store_true", help="machine-readable output on stdout")
     g.add_argument("-v", "--verbose", action="store_true", help="tee agent output live; more detail")
     g.add_argument("--debug", action="store_true", help="full tracebacks on errors")
