@@ -98,9 +98,10 @@ def main(argv: list[str]) -> int:
     if missing:
         raise UsageError(f"run directory not found: {', '.join(missing)}",
                          hint="pass --runs DIR (the runs root used by the analysis)")
-    from eval_harness.analysis.loader import load_runs
+    from eval_harness.app.analyze import load_frame
+    from eval_harness.app.options import AnalysisOptions
 
-    frame = load_runs([str(r) for r in roots])
+    frame = load_frame(roots, None, AnalysisOptions())  # the one call of the loader
     if frame.empty:
         raise AnalysisError(f"no runs found under {', '.join(map(str, roots))}")
     if leaderboard is None:
