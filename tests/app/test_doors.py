@@ -67,3 +67,17 @@ def test_gate_judges_are_the_flagged_ones_then_the_composite_list() -> None:
              composite=NS(gates=["b", "c"]))
     assert gate_judges(cfg) == ("a", "c", "b")
     assert gate_judges(None) == ()
+
+
+def test_serve_passes_its_analysis_options_to_the_cache(tmp_path: Path) -> None:
+    pytest.importorskip("starlette")
+    from eval_harness.cli.serve_cmd import build_parser as serve_parser
+    from eval_harness.serve.app import create_app
+
+    assert serve_parser().parse_args([]).aeh_errors == "exclude"
+    assert serve_parser().parse_args(["--aeh-errors", "zero"]).aeh_errors == "zero"
+    app = create_app([tmp_path], options=AnalysisOptions(aeh_errors="zero"))
+    try:
+        assert app.dash.cache.options == AnalysisOptions(aeh_errors="zero")
+    finally:
+        app.dash.cache.close()
