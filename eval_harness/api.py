@@ -11,7 +11,6 @@ would exit with). See docs/api.md.
 
 from __future__ import annotations
 
-import argparse
 import contextlib
 import os
 import tempfile
@@ -25,13 +24,17 @@ from eval_harness.errors import UsageError
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
 
-    from eval_harness.cli.pipeline import AnalysisOutputs
+    from eval_harness.app.analyze import AnalysisOutputs
 
 PathLike = str | os.PathLike[str]
 #: flags that take a list on the command line: a single string is accepted too
 _LISTS = ("cases", "condition", "simple_effects", "analyze_only")
 #: API-only keywords (not CLI flags)
 _API_ONLY = ("console", "analyze", "judge_check")
+#: the CLI's flags that are neither run nor analysis options (its modes and output
+#: switches): accepted as keywords, as they always were, and ignored
+_IGNORED = ("config", "json", "debug", "dry_run", "print_config", "lint", "avg_cost_per_run",
+            "ci", "no_analysis", "analyze_only", "timings", "rescore")
 
 
 @dataclass(frozen=True)
@@ -157,24 +160,32 @@ class Result:
         return self.analysis.exit_code if self.analysis is not None else 0
 
 
-def _namespace(**overrides: Any) -> argparse.Namespace:
-    """The CLI's parsed defaults with ``overrides`` applied (unknown names are an error)."""
-    from eval_harness.cli.args import build_parser
-
-    args = build_parser().parse_args([])
-    known = set(vars(args))
-    for key, value in overrides.items():
+def _options(**overrides: Any) -> dict[str, Any]:
+    """``overrides`` checked against the CLI's long flags in snake_case (unknown names are
+    an error), single strings of list options as one-item lists, paths as strings."""
+    known = _known()
+    for key in overrides:
         if key not in known:
             close = sorted(k for k in known if k.split("_")[0] == key.split("_")[0])
             raise UsageError(f"unknown option {key!r}",
                              hint=f"did you mean {', '.join(close)}?" if close else
                              "the options are the CLI's long flags in snake_case (docs/api.md)")
+    values = dict(overrides)
+    for key, value in overrides.items():
         if key in _LISTS and isinstance(value, (str, os.PathLike)):
             value = [value]
         if key in ("runs_dir", "output", "export", "baseline", "export_parquet") and value is not None:
             value = os.fspath(value)
-        setattr(args, key, value)
-    return args
+        values[key] = value
+    return values
+
+
+def _known() -> set[str]:
+    """Every keyword ``run``/``analyze`` accept as an override: the options of the two
+    commands (the CLI's long flags) and the CLI's other flags, accepted and ignored."""
+    from eval_harness.app.options import AnalysisOptions, RunOptions
+
+    return (set(AnalysisOptions.names()) | set(RunOptions.names()) | set(_IGNORED)) - {"quiet"}
 
 
 @contextlib.contextmanager
@@ -210,9 +221,8 @@ def _analysis(out: AnalysisOutputs, console: bool, allow_errored_judges: bool) -
 
         from eval_harness.reports.console import print_console
 
-        print_console(Console(highlight=False), anova=out.anova, frame=out.frame,
-                      comparisons=out.comparisons, leaderboard=out.leaderboard,
-                      thresholds=out.thresholds, pairwise=out.pairwise)
+        print_console(Console(highlight=False), frame=out.frame, report=out.report,
+                      **out.documents.render_args())
     from eval_harness.analysis.compare.rows import plain_comparisons
 
     # per-case rows as plain lists of dicts (json.dumps-able), built only for API callers
@@ -244,19 +254,21 @@ def run(
     judge errored on every sample unless ``allow_errored_judges=True``; the reports saying
     so are written), ``KeyboardInterrupt``.
     """
-    from eval_harness.cli.run_cmd import run_matrix
+    from eval_harness.app.analyze import analyze as analyze_runs
+    from eval_harness.app.options import AnalysisOptions, RunOptions
+    from eval_harness.app.run import run as run_cells
 
+    values = _options(**overrides)
+    options = AnalysisOptions.pick(values)
     with _config_path(config_or_path, base_dir) as path:
-        args = _namespace(config=str(path), no_analysis=not analyze,
-                          no_judge_check=not judge_check, json=not console, **overrides)
-        exp, summary, info = run_matrix(args)
+        done = run_cells(RunOptions.pick(values, config=str(path), quiet=not console,
+                                         no_judge_check=not judge_check))
+        exp, summary, info = done.exp, done.summary, done.info
         analysis = None
         if analyze:
-            from eval_harness.cli.pipeline import compute_analysis
-
-            out = compute_analysis(args, [summary.eval_dir], exp.loaded, exp=exp,
-                                   eval_dir=summary.eval_dir)
-            analysis = _analysis(out, console, bool(args.allow_errored_judges))
+            out = analyze_runs([summary.eval_dir], options, exp.loaded, exp=exp,
+                               eval_dir=summary.eval_dir)
+            analysis = _analysis(out, console, options.allow_errored_judges)
     return Result(name=exp.name, eval_dir=Path(summary.eval_dir), cells=int(info["cells"]),
                   ran=int(info["ran"]), ok=int(info["ok"]), errored=int(info["errored"]),
                   skipped_complete=int(info["skipped_complete"]),
@@ -276,15 +288,17 @@ def analyze(
     ``keep_incomplete``, ``simple_effects`` (``"model:effort"`` or ``"auto"``),
     ``reference``, ``baseline``, ``export``, ``compact``, ``fail_on_regression``, ...
     """
-    from eval_harness.cli.pipeline import analysis_config, compute_analysis, resolve_paths
+    from eval_harness.app.analyze import analysis_config, resolve_paths
+    from eval_harness.app.analyze import analyze as analyze_runs
+    from eval_harness.app.options import AnalysisOptions
 
     roots = [runs] if isinstance(runs, (str, os.PathLike)) else list(runs)
-    args = _namespace(analyze_only=[os.fspath(r) for r in roots],
-                      config=None if config is None else os.fspath(config), **overrides)
-    paths = resolve_paths(args.analyze_only)
-    loaded = analysis_config(args.config, paths)  # --config, else the recorded one
-    return _analysis(compute_analysis(args, paths, loaded), console,
-                     bool(args.allow_errored_judges))
+    options = AnalysisOptions.pick(_options(**overrides))
+    paths = resolve_paths([os.fspath(r) for r in roots])
+    # --config, else the recorded one
+    loaded = analysis_config(None if config is None else os.fspath(config), paths)
+    return _analysis(analyze_runs(paths, options, loaded), console,
+                     options.allow_errored_judges)
 
 
 def load_runs(path: Any, **kwargs: Any) -> pd.DataFrame:

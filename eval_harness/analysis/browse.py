@@ -135,22 +135,19 @@ def _aeh_infos(paths: Sequence[Path]) -> list[RunInfo]:
 
 
 def select_runs(runs: Sequence[RunInfo], specs: Sequence[str] | None) -> list[RunInfo]:
-    """Runs whose condition matches any spec: ``model=a,effort=low`` or an id prefix."""
+    """Runs whose condition matches any spec (``matrix.select``: levels, an id prefix or a
+    condition label)."""
     if not specs:
         return list(runs)
-    from eval_harness.matrix.experiment import parse_condition_spec
+    from eval_harness.matrix.select import check_factors, matches, parse_condition_spec
 
     factors = sorted({k for r in runs for k in r.levels})
     chosen = []
     for spec in specs:
         parsed = parse_condition_spec(spec)
-        if isinstance(parsed, dict) and (unknown := set(parsed) - set(factors)):
-            raise UsageError(f"--condition names unknown factor(s): {', '.join(sorted(unknown))}",
-                             hint=f"factors are {', '.join(factors)}")
+        check_factors(parsed, factors)
         for r in runs:
-            hit = (r.condition_id.startswith(parsed) if isinstance(parsed, str)
-                   else all(str(r.levels.get(k)) == v for k, v in parsed.items()))
-            if hit and r not in chosen:
+            if matches(parsed, r.condition_id, r.levels) and r not in chosen:
                 chosen.append(r)
     if not chosen:
         raise UsageError(f"no run matches --condition {', '.join(specs)}",

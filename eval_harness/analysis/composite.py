@@ -32,6 +32,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from eval_harness.config.gates import is_gate
+
 NAN = float("nan")
 
 
@@ -101,7 +103,7 @@ def coerce_judge_specs(obj: Any) -> dict[str, JudgeSpec] | None:
             specs[name] = JudgeSpec(
                 name=name,
                 score_range=spec.score_range,
-                gate=spec.gate or name in composite.gates,
+                gate=is_gate(name, spec.gate, composite),
                 weight=float(composite.weights.get(name, spec.weight)),
                 pairwise=spec.pairwise,
                 in_composite=spec.in_composite and (entering is None or name in entering),

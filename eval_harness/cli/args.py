@@ -52,7 +52,8 @@ def build_parser() -> argparse.ArgumentParser:
     g.add_argument("--cases", nargs="+", metavar="ID", help="only these case ids")
     g.add_argument("--limit", type=int, metavar="N", help="only the first N cases")
     g.add_argument("--condition", action="append", metavar="SPEC",
-                   help="only conditions matching levels (model=a,effort=low) or an id prefix; repeatable")
+                   help="only conditions matching levels (model=a,effort=low), an id prefix or a label; "
+                   "repeatable")
     g.add_argument("--json", action="store_true", help="machine-readable output on stdout")
     g.add_argument("-v", "--verbose", action="store_true", help="tee agent output live; more detail")
     g.add_argument("--debug", action="store_true", help="full tracebacks on errors")
@@ -149,26 +150,21 @@ def build_schema_parser() -> argparse.ArgumentParser:
 
 def config_overrides(args: argparse.Namespace) -> dict[str, object]:
     """Config keys set by flags (``--model`` -> models.skill)."""
-    model = getattr(args, "model", None)
-    return {"models": {"skill": model}} if model else {}
+    from eval_harness.app.options import RunOptions
+
+    return RunOptions(config="", model=getattr(args, "model", None)).config_overrides()
 
 
 def input_overrides(args: argparse.Namespace) -> dict[str, str]:
     """``--input-override NAME=VALUE`` pairs (values stay strings, as agent-eval-harness)."""
-    from eval_harness.errors import UsageError
+    from eval_harness.app.options import RunOptions
 
-    out: dict[str, str] = {}
-    for item in getattr(args, "input_override", None) or []:
-        name, sep, value = item.partition("=")
-        if not sep or not name.strip():
-            raise UsageError(f"--input-override {item!r}: expected NAME=VALUE",
-                             hint="e.g. --input-override context=none")
-        out[name.strip()] = value
-    return out
+    items = getattr(args, "input_override", None)
+    return RunOptions(config="", input_override=items).input_overrides()
 
 
 def concurrency(args: argparse.Namespace, config: Any) -> int:
     """--concurrency, else ``execution.parallelism`` (agent-eval-harness), else 4."""
-    if args.concurrency is not None:
-        return int(args.concurrency)
-    return config.execution.parallelism or 4
+    from eval_harness.app.options import effective_concurrency
+
+    return effective_concurrency(args.concurrency, config)

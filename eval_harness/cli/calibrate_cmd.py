@@ -91,7 +91,8 @@ def label_files(roots: list[str]) -> list[Path]:
 
 
 def _runs_report(args: argparse.Namespace) -> dict[str, Any]:
-    from eval_harness.analysis.loader import load_runs
+    from eval_harness.app.analyze import load_frame
+    from eval_harness.app.options import AnalysisOptions
     from eval_harness.judges.label_match import runs_calibration
     from eval_harness.store.labels import read_labels
 
@@ -105,7 +106,7 @@ def _runs_report(args: argparse.Namespace) -> dict[str, Any]:
     if not labels:
         raise UsageError(f"no labels in {', '.join(map(str, files))}",
                          hint="label verdicts in `orchestrate serve` first")
-    frame = load_runs(args.runs)
+    frame = load_frame([Path(r) for r in args.runs], None, AnalysisOptions())
     return runs_calibration(frame, labels, source=", ".join(map(str, files)),
                             pass_mark=args.pass_mark, seed=args.seed, reps=args.bootstrap,
                             min_kappa=args.min_kappa)

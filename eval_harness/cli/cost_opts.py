@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import sqlite3
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from eval_harness.cache.settings import resolve
-from eval_harness.cache.store import CallCache
-from eval_harness.errors import UsageError
+if TYPE_CHECKING:
+    from eval_harness.cache.store import CallCache
 
 
 def add_cost_flags(g: Any) -> None:
@@ -26,23 +24,13 @@ def add_cost_flags(g: Any) -> None:
 
 def open_cache(args: argparse.Namespace, exp: Any) -> CallCache | None:
     """The cache this command uses (None: disabled); exit 2 when it cannot be opened."""
-    if getattr(args, "no_cache", False) and getattr(args, "cache_refresh", False):
-        raise UsageError("--no-cache and --cache-refresh exclude each other",
-                         hint="--cache-refresh still writes the cache; --no-cache does not")
-    settings = resolve(flag_dir=getattr(args, "cache_dir", None),
-                       no_cache=getattr(args, "no_cache", False),
-                       refresh=getattr(args, "cache_refresh", False),
-                       block=exp.loaded.config.cache, base_dir=exp.loaded.base_dir)
-    try:
-        return settings.open()
-    except (OSError, sqlite3.Error) as exc:
-        raise UsageError(f"cannot open the model-call cache at {settings.directory}: {exc}",
-                         hint="pass --cache-dir DIR (writable) or --no-cache") from None
+    from eval_harness.app.run import open_cache as _open
+
+    return _open(args, exp)
 
 
 def max_spend(args: argparse.Namespace) -> float | None:
     """``--max-spend`` checked (> 0)."""
-    value = getattr(args, "max_spend", None)
-    if value is not None and not value > 0:
-        raise UsageError("--max-spend must be a positive amount of USD", hint="--max-spend 5")
-    return value  # type: ignore[no-any-return]
+    from eval_harness.app.run import checked_max_spend
+
+    return checked_max_spend(getattr(args, "max_spend", None))

@@ -16,9 +16,10 @@ from eval_harness.analysis.power import PowerPrior, power_summary, variance_from
 def _prior_from_runs(eval_dir: Path) -> PowerPrior | None:
     if not eval_dir.is_dir() or not any(eval_dir.glob("*/run.json")):
         return None
-    from eval_harness.analysis.loader import load_runs
+    from eval_harness.app.analyze import load_frame
+    from eval_harness.app.options import AnalysisOptions
 
-    frame = load_runs(eval_dir)
+    frame = load_frame([eval_dir], None, AnalysisOptions())
     if frame.empty:
         return None
     return variance_from_frame(frame)

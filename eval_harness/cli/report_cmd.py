@@ -98,9 +98,10 @@ def main(argv: list[str]) -> int:
     if missing:
         raise UsageError(f"run directory not found: {', '.join(missing)}",
                          hint="pass --runs DIR (the runs root used by the analysis)")
-    from eval_harness.analysis.loader import load_runs
+    from eval_harness.app.analyze import load_frame
+    from eval_harness.app.options import AnalysisOptions
 
-    frame = load_runs([str(r) for r in roots])
+    frame = load_frame(roots, None, AnalysisOptions())  # the one call of the loader
     if frame.empty:
         raise AnalysisError(f"no runs found under {', '.join(map(str, roots))}")
     if leaderboard is None:
@@ -115,10 +116,10 @@ def main(argv: list[str]) -> int:
     inputs: dict[str, Any] = {"anova": anova, "frame": frame, "comparisons": comparisons,
                               "leaderboard": leaderboard, "thresholds": thresholds,
                               "pairwise": pairwise}
-    from eval_harness._util.clock import utc_now_iso as now_iso
+    from eval_harness._util.clock import utc_now_iso
     from eval_harness.reports.model import build_report
 
-    report = build_report(**inputs, generated_at=now_iso())  # once, for files and console
+    report = build_report(**inputs, generated_at=utc_now_iso())  # once, for files and console
     written = write_reports(out, **inputs, runs_root=roots, formats=formats, report=report)
     console = Console(highlight=False)
     if not args.quiet:

@@ -27,6 +27,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--port", type=int, default=8765, help="port (default 8765; 0: any free)")
     p.add_argument("--baseline", action="append", default=[], metavar="FILE",
                    help="a baseline file (--export) to compare against and plot; repeatable")
+    p.add_argument("--aeh-errors", choices=["exclude", "zero"], default="exclude",
+                   help="agent-eval-harness runs: a case where nothing could be scored is "
+                        "excluded as errored (default) or scored 0, as --analyze-only "
+                        "--aeh-errors does")
     p.add_argument("--debug", action="store_true", help="full tracebacks on errors")
     return p
 
@@ -73,7 +77,10 @@ def main(argv: Sequence[str]) -> int:
                          hint="pick another --port") from None
     sock.listen(128)  # connections made after the line below queue until uvicorn accepts
     port = sock.getsockname()[1]
-    app = create_app(roots, host=args.host, port=port, baselines=[Path(b) for b in args.baseline])
+    from eval_harness.app.options import AnalysisOptions
+
+    app = create_app(roots, host=args.host, port=port, baselines=[Path(b) for b in args.baseline],
+                     options=AnalysisOptions(aeh_errors=args.aeh_errors))
     shown = f"[{args.host}]" if ":" in args.host else args.host
     print(f"serving {', '.join(map(str, roots))} on http://{shown}:{port}/ (Ctrl-C stops)",
           file=sys.stderr, flush=True)

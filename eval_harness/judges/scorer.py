@@ -19,6 +19,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from eval_harness.config.gates import is_gate
 from eval_harness.config.judge_model import JudgeBlock
 from eval_harness.config.models import EvalConfig
 from eval_harness.judges.api import Sample, ScoreResult
@@ -144,7 +145,7 @@ def weight_gate(cfg: EvalConfig, block: JudgeBlock) -> tuple[float, bool]:
     """A judge's composite weight and gate flag (the ``composite`` block wins)."""
     comp = cfg.composite
     weight = comp.weights.get(block.name, block.weight) if comp else block.weight
-    return weight, block.gate or bool(comp and block.name in comp.gates)
+    return weight, is_gate(block.name, block.gate, comp)
 
 
 def config_judge_digests(cfg: EvalConfig) -> dict[str, str]:

@@ -15,6 +15,7 @@ from eval_harness.errors import ConfigError, UsageError
 from eval_harness.matrix.builder import Condition, Matrix, MatrixBuilder
 from eval_harness.matrix.effective import config_digest, effective_config
 from eval_harness.matrix.fingerprint import agent_fingerprint
+from eval_harness.matrix.select import check_factors, matches, parse_condition_spec
 
 
 @dataclass(frozen=True)
@@ -46,19 +47,6 @@ class Experiment:
         return len(self.conditions) * len(self.cases) * self.replications
 
 
-def parse_condition_spec(spec: str) -> dict[str, str] | str:
-    """``model=a,effort=low`` -> mapping; anything without ``=`` is an id prefix."""
-    if "=" not in spec:
-        return spec.strip()
-    out: dict[str, str] = {}
-    for part in spec.split(","):
-        if "=" not in part:
-            raise UsageError(f"bad --condition part {part!r}", hint="write model=a,effort=low")
-        key, _, value = part.partition("=")
-        out[key.strip()] = value.strip()
-    return out
-
-
 def select_conditions(conditions: Sequence[Condition], specs: Sequence[str] | None) -> list[Condition]:
     """Conditions matching any ``--condition`` spec (levels compared as text)."""
     if not specs:
@@ -67,15 +55,8 @@ def select_conditions(conditions: Sequence[Condition], specs: Sequence[str] | No
     for spec in specs:
         parsed = parse_condition_spec(spec)
         for cond in conditions:
-            if isinstance(parsed, str):
-                hit = cond.condition_id.startswith(parsed) or cond.label == parsed
-            else:
-                unknown = set(parsed) - set(cond.levels)
-                if unknown:
-                    raise UsageError(f"--condition names unknown factor(s): {', '.join(sorted(unknown))}",
-                                     hint=f"factors are {', '.join(cond.levels)}")
-                hit = all(str(cond.levels[k]) == v for k, v in parsed.items())
-            if hit and cond not in chosen:
+            check_factors(parsed, cond.levels)
+            if matches(parsed, cond.condition_id, cond.levels) and cond not in chosen:
                 chosen.append(cond)
     if not chosen:
         raise UsageError(f"no condition matches {', '.join(specs)}",

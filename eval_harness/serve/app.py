@@ -35,6 +35,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from eval_harness.app.options import AnalysisOptions
 from eval_harness.serve import views
 from eval_harness.serve.catalog import Catalog, EvalEntry, change_token
 from eval_harness.serve.evaldata import WAIT_S, EvalCache, EvalData
@@ -56,9 +57,10 @@ _CHART_LOCK = threading.Lock()
 class Dashboard:
     """State shared by the routes: the catalog, the analysis cache, the templates."""
 
-    def __init__(self, roots: list[Path], baselines: list[Path], wait_s: float) -> None:
+    def __init__(self, roots: list[Path], baselines: list[Path], wait_s: float,
+                 options: AnalysisOptions | None = None) -> None:
         self.catalog = Catalog(roots)
-        self.cache = EvalCache(wait_s=wait_s)
+        self.cache = EvalCache(wait_s=wait_s, options=options)
         self.baselines = baselines
         self.env = Environment(loader=PackageLoader("eval_harness.serve", "templates"),
                                autoescape=select_autoescape(default=True, default_for_string=True))
@@ -282,10 +284,13 @@ async def not_found(request: Request, exc: Exception) -> Response:
 
 def create_app(roots: list[Path], *, host: str = "127.0.0.1", port: int = 8000,
                baselines: list[Path] | None = None, secret: bytes | None = None,
-               wait_s: float = WAIT_S) -> Guard:
+               wait_s: float = WAIT_S, options: AnalysisOptions | None = None) -> Guard:
     """The dashboard as an ASGI app, behind its :class:`Guard`. A page waits up to
-    ``wait_s`` for an analysis before showing "analysing…" (and reloading itself)."""
-    dash = Dashboard([Path(r) for r in roots], [Path(b) for b in baselines or []], wait_s)
+    ``wait_s`` for an analysis before showing "analysing…" (and reloading itself).
+    ``options``: how each eval is analysed (``app.analyze``, in memory; default: as
+    ``--analyze-only`` without flags)."""
+    dash = Dashboard([Path(r) for r in roots], [Path(b) for b in baselines or []], wait_s,
+                     options)
     routes = [
         Route("/", evals_page), Route("/token", global_token),
         Route("/e/{eval}", eval_route("eval.html", _eval)),

@@ -1,7 +1,8 @@
 """One eval's analysis for the dashboard, computed in memory and cached per change token.
 
-The same layers as ``--analyze-only`` (loader -> anova -> verdict tables -> leaderboard ->
-report model), nothing written. Computation runs on one background thread; a request
+The same analysis as ``--analyze-only`` (``app.analyze``, with the config recorded beside
+the runs: its pass mark and gate judges, its matrix, comparisons, thresholds), nothing
+written. Computation runs on one background thread; a request
 waits up to ``WAIT_S`` for it and otherwise gets the previous result (marked stale) or
 "analysing", and the page reloads itself when the token changes. At most ``MAX_EVALS``
 evals are held (least recently used dropped), so memory is bounded by the largest evals
@@ -22,11 +23,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from eval_harness.app.options import AnalysisOptions
 from eval_harness.serve.catalog import EvalEntry, change_token
 from eval_harness.store.atomic import read_json
 
 if TYPE_CHECKING:  # pandas loads with the first analysis, not at start-up
     import pandas as pd
+
+    from eval_harness.analysis.compare.verdicts import VerdictRule
 
 MAX_EVALS = 2
 WAIT_S = 1.5
@@ -61,7 +65,7 @@ class EvalData:
     report: dict[str, Any]
     runs: dict[str, RunMeta]  #: run_id -> run
     expected: dict[str, Any]  #: case_id -> expected (from the recorded config's dataset)
-    pass_mark: float
+    rule: VerdictRule  #: the pass rule of the analysis (pass mark and gate judges)
     computed_s: float
     verdicts: pd.DataFrame = field(init=False)  #: case_id x condition_id -> verdict
     case_order: list[str] = field(init=False)
@@ -74,6 +78,11 @@ class EvalData:
         grid = self.cases.pivot(index="case_id", columns="condition_id", values="verdict")
         self.verdicts = grid.reindex(columns=[c for c in cids if c in grid.columns])
         self.case_order = sorted(map(str, self.verdicts.index))
+
+    @property
+    def pass_mark(self) -> float:
+        """The pass mark of :attr:`rule`."""
+        return float(self.rule.pass_mark)
 
     @property
     def condition_ids(self) -> list[str]:
@@ -144,50 +153,27 @@ def _expected(loaded: Any) -> dict[str, Any]:
         return {}
 
 
-def compute(entry: EvalEntry, token: str) -> EvalData:
-    """The analysis of one eval (``--analyze-only``'s layers, in memory)."""
-    from eval_harness.analysis.build import build_anova
-    from eval_harness.analysis.compare.leaderboard import build_leaderboard
-    from eval_harness.analysis.compare.verdicts import VerdictRule, verdict_tables
-    from eval_harness.analysis.loader import load_runs
-    from eval_harness.analysis.settings import factor_levels, pass_mark, stratum
-    from eval_harness.config.recorded import find_recorded, load_recorded
-    from eval_harness.errors import EvalHarnessError
-    from eval_harness.reports.model import build_report
+def compute(entry: EvalEntry, token: str,
+            options: AnalysisOptions | None = None) -> EvalData:
+    """The analysis of one eval: ``app.analyze`` with the config recorded beside the runs,
+    in memory (``write=False``), so the pages show what ``--analyze-only`` reports.
+    ``options``: the dashboard's analysis options (``serve --aeh-errors``)."""
+    from eval_harness.app.analyze import analyze, recorded_config
 
     start = time.perf_counter()
-    loaded = None
-    for path in find_recorded([entry.path]):
-        loaded, _ = load_recorded(path)
-        if loaded is not None:
-            break
-    cfg = loaded.config if loaded is not None else None
-    frame = load_runs([entry.path], judge_specs=cfg, factor_levels=factor_levels(loaded))
-    if frame.empty:
-        raise EvalHarnessError("no runs with recorded levels in this eval")
-    analysis = cfg.matrix.analysis if cfg is not None and cfg.matrix is not None else None
-    comp = frame[frame["judge"] == "composite"]
-    per_judge = bool(analysis.per_judge) if analysis else False
-    anova = build_anova(frame, method=analysis.method if analysis else "auto",
-                        correction=analysis.correction if analysis else "holm",
-                        alpha=analysis.alpha if analysis else 0.05,
-                        ddf=analysis.ddf if analysis else "kenward-roger",
-                        per_judge=per_judge or not comp["value"].notna().any(),
-                        judge_specs=cfg)
-    mark = pass_mark(loaded)
-    rule = VerdictRule(pass_mark=mark) if mark is not None else VerdictRule()
-    samples, cases = verdict_tables(frame, rule)
-    try:
-        board = build_leaderboard(frame, alpha=anova.get("alpha", 0.05), rule=rule,
-                                  stratify_by=stratum(frame), cases=cases)
-    except EvalHarnessError:
-        board = None
-    report = build_report(anova=anova, frame=frame, leaderboard=board,
-                          tables=(samples, cases) if rule == VerdictRule() else None)
-    return EvalData(token=token, entry=entry, frame=frame, samples=samples, cases=cases,
-                    anova=anova, leaderboard=board, report=report, runs=run_meta(entry),
-                    expected=_expected(loaded), pass_mark=rule.pass_mark,
+    paths = [Path(entry.path)]
+    loaded = recorded_config(paths)
+    out = analyze(paths, options or AnalysisOptions(), loaded, write=False, say=_quiet)
+    assert out.tables is not None and out.report is not None  # never no_report here
+    samples, cases = out.tables
+    return EvalData(token=token, entry=entry, frame=out.frame, samples=samples, cases=cases,
+                    anova=out.anova, leaderboard=out.leaderboard, report=out.report,
+                    runs=run_meta(entry), expected=_expected(loaded), rule=out.rule,
                     computed_s=time.perf_counter() - start)
+
+
+def _quiet(line: str) -> None:
+    """The analysis' notes: not printed by the dashboard (its pages show the results)."""
 
 
 @dataclass
@@ -202,8 +188,10 @@ class Lookup:
 class EvalCache:
     """Per-eval analyses keyed by change token; one computation at a time."""
 
-    def __init__(self, max_evals: int = MAX_EVALS, wait_s: float = WAIT_S) -> None:
+    def __init__(self, max_evals: int = MAX_EVALS, wait_s: float = WAIT_S,
+                 options: AnalysisOptions | None = None) -> None:
         self.max_evals, self.wait_s = max_evals, wait_s
+        self.options = options or AnalysisOptions()  #: how every eval is analysed
         self._lock = threading.Lock()
         self._done: OrderedDict[str, EvalData | Failed] = OrderedDict()
         self._pending: dict[str, tuple[str, Future[EvalData | Failed]]] = {}
@@ -226,7 +214,7 @@ class EvalCache:
 
     def _run(self, entry: EvalEntry, token: str) -> EvalData | Failed:
         try:
-            return compute(entry, token)
+            return compute(entry, token, self.options)
         except Exception as exc:  # shown on the page; the server keeps serving
             message = getattr(exc, "one_line", None)
             text = message() if callable(message) else f"{type(exc).__name__}: {exc}"

@@ -152,13 +152,11 @@ def _category(row: dict[str, Any]) -> str:
 def _comparison(data: EvalData, a: str, b: str, baseline: Path | None) -> dict[str, Any]:
     from eval_harness.analysis.compare.baseline import load_baseline
     from eval_harness.analysis.compare.build import build_comparisons
-    from eval_harness.analysis.compare.verdicts import VerdictRule
-
     key = f"{a}|{b}|{baseline}"
     cache: dict[str, Any] = data.memo.setdefault("compare", {})
     if key in cache:
         return cache[key]
-    rule = VerdictRule(pass_mark=data.pass_mark)
+    rule = data.rule  # the analysis' pass rule: pass mark and gate judges
     f = data.frame
     if baseline is not None:
         sub = f[f["condition_id"].astype(str) == b]
@@ -245,9 +243,9 @@ def trends(data: EvalData, baselines: list[Path]) -> dict[str, Any]:
                            "replication": 0, "pass_rate": None, "composite": None})
             continue
         when = str(frame.attrs.get("baseline", {}).get("generated_at") or "")
-        from eval_harness.analysis.compare.verdicts import VerdictRule, verdict_tables
+        from eval_harness.analysis.compare.verdicts import verdict_tables
 
-        bs, _ = verdict_tables(frame, VerdictRule(pass_mark=data.pass_mark))
+        bs, _ = verdict_tables(frame, data.rule)
         bs = bs[~bs["errored"]]
         for cid, g in bs.groupby(bs["condition_id"].astype(str)):
             points.append({"when": when, "source": f"baseline {path.name}", "condition_id": cid,

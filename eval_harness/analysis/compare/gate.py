@@ -95,6 +95,17 @@ def _case_tests(i: int, rows: Iterable[Mapping[str, Any]]) -> list[_Test]:
             for r in rows if r.get("status") == "compared"]
 
 
+def gate_rule_of(rule: str | None, significant_only: bool = False) -> str:
+    """The gate rule chosen: ``rule`` (``--gate``), where ``significant_only``
+    (``--significant-only``) is the older spelling of ``cases``; default ``overall``."""
+    if significant_only:
+        if rule not in (None, "cases"):
+            raise UsageError(f"--significant-only means --gate cases, not --gate {rule}",
+                             hint="pass only --gate")
+        return "cases"
+    return rule or DEFAULT_RULE
+
+
 def gate(
     comparisons: Mapping[str, Any],
     fail_on_regression: bool = True,
@@ -107,7 +118,7 @@ def gate(
     older spelling of ``rule="cases"``). Reasons are listed even when
     ``fail_on_regression`` is off (then ``failed`` is False), so reports can show what the
     gate would have said."""
-    rule = rule or ("cases" if significant_only else DEFAULT_RULE)
+    rule = gate_rule_of(rule, significant_only)
     if rule not in GATE_RULES:
         raise UsageError(f"unknown gate rule {rule!r}", hint=f"use one of {', '.join(GATE_RULES)}")
     level = float(alpha if alpha is not None else comparisons.get("alpha", 0.05))
