@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from eval_harness.analysis.settings import factor_levels, pass_mark, stratum
+from eval_harness.analysis.config_settings import factor_levels, pass_mark, stratum
 from eval_harness.config.dataset import CASE_ID
 from eval_harness.config.loader import LoadedConfig, load_config
 from eval_harness.errors import AnalysisError, NoUsableResults, UsageError
@@ -139,7 +139,7 @@ def _compute_analysis(
 
     malloc.tune()  # freed row-sized arrays go back to the system (eval_harness/malloc.py)
     with phase("imports"):  # pandas, numpy, scipy: seconds on a cold start
-        from eval_harness.analysis.build import build_anova
+        from eval_harness.analysis.anova.document import build_anova
         from eval_harness.analysis.compare.baseline import export_baseline, load_baseline
         from eval_harness.analysis.compare.build import build_comparisons, parse_reference
         from eval_harness.analysis.compare.gate import gate

@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from eval_harness.analysis.design import finite_or_none
+from eval_harness.analysis.anova.design_check import finite_or_none
 from eval_harness.analysis.stats.dist import t_ppf
 
 MAX_LISTED = 1000
