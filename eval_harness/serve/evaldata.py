@@ -149,8 +149,8 @@ def compute(entry: EvalEntry, token: str) -> EvalData:
     from eval_harness.analysis.anova.document import build_anova
     from eval_harness.analysis.compare.leaderboard import build_leaderboard
     from eval_harness.analysis.compare.verdicts import VerdictRule, verdict_tables
-    from eval_harness.analysis.loader import load_runs
     from eval_harness.analysis.config_settings import factor_levels, pass_mark, stratum
+    from eval_harness.analysis.loader import load_runs
     from eval_harness.config.recorded import find_recorded, load_recorded
     from eval_harness.errors import EvalHarnessError
     from eval_harness.reports.model import build_report

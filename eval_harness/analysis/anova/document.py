@@ -20,6 +20,18 @@ import numpy as np
 import pandas as pd
 
 from eval_harness import __version__
+from eval_harness.analysis.anova.condition_summaries import (
+    condition_summaries,
+    errored_samples,
+    pareto_frontier,
+)
+from eval_harness.analysis.anova.design_check import (
+    DesignCheck,
+    design_check,
+    finite_or_none,
+    observed_levels,
+    usable_rows,
+)
 from eval_harness.analysis.anova.document_parts import (
     contrasts_block,
     dropped_terms,
@@ -29,15 +41,8 @@ from eval_harness.analysis.anova.document_parts import (
     term_order,
     term_table,
 )
-from eval_harness.analysis.composite import coerce_judge_specs
-from eval_harness.analysis.anova.design_check import (
-    DesignCheck,
-    design_check,
-    finite_or_none,
-    observed_levels,
-    usable_rows,
-)
 from eval_harness.analysis.anova.power import mde, variance_from_components
+from eval_harness.analysis.composite import coerce_judge_specs
 from eval_harness.analysis.stats import (
     LMM_LABEL,
     RM_LABEL,
@@ -51,7 +56,6 @@ from eval_harness.analysis.stats.design import term_name
 from eval_harness.analysis.stats.effect_size import PARTIAL_ETA_ERROR, generalized_eta_squared
 from eval_harness.analysis.stats.errors import StatsInputError
 from eval_harness.analysis.stats.slopes import DDF_METHODS, MIXED_LABEL, canonical_ddf, mixed_label
-from eval_harness.analysis.anova.condition_summaries import condition_summaries, errored_samples, pareto_frontier
 from eval_harness.errors import UsageError
 from eval_harness.timing import phase
 
