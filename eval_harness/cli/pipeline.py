@@ -324,8 +324,8 @@ def _drop_dead_judges(frame: Any, failures: Any,
                       loaded: LoadedConfig | None) -> tuple[Any, list[str]]:
     """``--allow-errored-judges``: the composite without the judges that errored on every
     sample (analysis.recompose), said on stderr."""
-    from eval_harness.analysis.composite import coerce_judge_specs
     from eval_harness.analysis.recompose import drop_from_composite
+    from eval_harness.judges.composite import coerce_judge_specs
 
     dead = sorted(failures.dead_judges)
     if loaded is not None and loaded.config.reward is not None:

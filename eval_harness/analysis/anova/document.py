@@ -42,7 +42,6 @@ from eval_harness.analysis.anova.document_parts import (
     term_table,
 )
 from eval_harness.analysis.anova.power import mde, variance_from_components
-from eval_harness.analysis.composite import coerce_judge_specs
 from eval_harness.analysis.stats import (
     LMM_LABEL,
     RM_LABEL,
@@ -57,6 +56,7 @@ from eval_harness.analysis.stats.effect_size import PARTIAL_ETA_ERROR, generaliz
 from eval_harness.analysis.stats.errors import StatsInputError
 from eval_harness.analysis.stats.slopes import DDF_METHODS, MIXED_LABEL, canonical_ddf, mixed_label
 from eval_harness.errors import UsageError
+from eval_harness.judges.composite import coerce_judge_specs
 from eval_harness.timing import phase
 
 SCHEMA_VERSION = 1
