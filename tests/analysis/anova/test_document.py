@@ -13,7 +13,6 @@ import jsonschema  # dev dependency (pyproject [dev])
 import numpy as np
 import pandas as pd
 import pytest
-from rundir_writer import write_aeh, write_native
 from scipy import stats
 
 from eval_harness.analysis.anova.document import build_anova
@@ -21,6 +20,7 @@ from eval_harness.analysis.anova.power import mde, variance_from_components
 from eval_harness.analysis.loader import load_runs
 from eval_harness.analysis.stats import adjust_pvalues, anova_balanced
 from eval_harness.errors import UsageError
+from tests.analysis.rundir_writer import write_aeh, write_native
 
 SCHEMA = json.loads(
     (Path(__file__).resolve().parents[3] / "eval_harness" / "analysis" / "schema" / "anova.schema.json").read_text()
