@@ -46,7 +46,6 @@ from eval_harness.store.records import JudgeScore
 NAN = float("nan")
 
 
-
 @dataclass(frozen=True)
 class JudgeSpec:
     """How one judge enters the composite (from a config's `judges` / `composite`)."""
