@@ -92,7 +92,7 @@ def main() -> None:
     ap.add_argument("--keep", default=None, help="reuse/keep run directories here")
     ap.add_argument("--mixedlm", action="store_true", help="also time statsmodels MixedLM")
     args = ap.parse_args()
-    from eval_harness.analysis.build import build_anova
+    from eval_harness.analysis.anova.document import build_anova
     from eval_harness.analysis.loader import load_runs
 
     root = args.keep or tempfile.mkdtemp(prefix="bench-analysis-")
@@ -118,7 +118,7 @@ def main() -> None:
 
 
 def _time_core(frame, mixedlm: bool) -> None:
-    from eval_harness.analysis.design import case_cell_array
+    from eval_harness.analysis.anova.design_check import case_cell_array
     from eval_harness.analysis.stats import anova_balanced
 
     factors = frame.attrs["factors"]

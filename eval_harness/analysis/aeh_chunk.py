@@ -29,8 +29,8 @@ from eval_harness.analysis.aeh_import import (
     run_dict,
 )
 from eval_harness.analysis.chunk import Chunk
-from eval_harness.analysis.composite import JudgeSpec
 from eval_harness.analysis.packed import Packed, pack
+from eval_harness.judges.composite import JudgeSpec
 
 NAN = math.nan
 #: replication placeholder: an imported record has none; the loader sets the run's

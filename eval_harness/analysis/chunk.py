@@ -14,7 +14,7 @@ import os
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from eval_harness.analysis.composite import JudgeSpec, JudgeValue, composite, normalise
+from eval_harness.judges.composite import JudgeSpec, JudgeValue, composite, normalise
 from eval_harness.judges.values import MAX_ABS_VALUE
 from eval_harness.store.confine import open_run_file
 

@@ -26,8 +26,8 @@ import numpy as np
 import pandas as pd
 
 from eval_harness.analysis.aeh_chunk import AehCase
-from eval_harness.analysis.composite import JudgeSpec
 from eval_harness.analysis.packed import Packed
+from eval_harness.judges.composite import JudgeSpec
 from eval_harness.store.confine import open_run_file
 
 _MAX_LISTED = 10

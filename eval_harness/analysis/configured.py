@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from eval_harness.analysis.shared import SharedList
+from eval_harness.analysis.frame_attrs import SharedList
 
 
 def _plain(x: Any) -> Any:

@@ -39,10 +39,10 @@ from eval_harness.analysis.aeh_import import SUMMARY, AehRule, UnreadableRun, ae
 from eval_harness.analysis.aeh_import import read_json_object as _read_json
 from eval_harness.analysis.chunk import MAX_REPLICATION, is_replication, read_native_cases
 from eval_harness.analysis.collect import Collector
-from eval_harness.analysis.composite import JudgeSpec, coerce_judge_specs
 from eval_harness.analysis.discover import RunDir, find_run_dirs
+from eval_harness.analysis.frame_attrs import SharedDict, SharedList
 from eval_harness.analysis.packed import Packed
-from eval_harness.analysis.shared import SharedDict, SharedList
+from eval_harness.judges.composite import JudgeSpec, coerce_judge_specs
 from eval_harness.judges.reward import DEFAULT_RANGE
 
 MAX_WORKERS = 4
@@ -322,7 +322,7 @@ def _load(
         issues.append({"kind": "composite", "detail": composite_note})
     frame.attrs["factors"] = factors
     frame.attrs["levels"] = levels
-    # large values shared, not deep-copied by every pandas operation (analysis.shared)
+    # large values shared, not deep-copied by every pandas operation (analysis.frame_attrs)
     frame.attrs["issues"] = SharedList(issues)
     frame.attrs["case_tags"] = SharedDict(col.case_tags)
     frame.attrs["run_costs"] = SharedList(

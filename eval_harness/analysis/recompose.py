@@ -3,8 +3,8 @@
 A judge that errored everywhere (a wrong key, an endpoint that is down) makes every
 sample's recorded composite *errored* — so nothing is left to analyse although the other
 judges scored every sample. With ``--allow-errored-judges`` the composite is formed again
-without those judges, by the rule of :mod:`eval_harness.analysis.composite` over the
-remaining entering judges j:
+without those judges, by the one rule (:func:`eval_harness.judges.composite.composite`)
+over the remaining entering judges j:
 
     composite = errored                 if a remaining entering judge errored
               = 0                       if a remaining boolean gate judge is false
@@ -21,7 +21,7 @@ from collections.abc import Collection, Mapping
 import numpy as np
 import pandas as pd
 
-from eval_harness.analysis.composite import JudgeSpec
+from eval_harness.judges.composite import JudgeSpec, JudgeValue, composite
 
 KEYS = ["condition_id", "run_id", "replication", "case_id"]
 
@@ -39,25 +39,24 @@ def drop_from_composite(frame: pd.DataFrame, dropped: Collection[str],
     if specs:
         entering &= judge.map(lambda j: specs[j].in_composite if j in specs else False
                               ).to_numpy(dtype=bool)
-    part = frame.loc[entering, KEYS].copy()
+    part = frame.loc[entering, KEYS]
     names = judge[entering]
     weight = names.map(lambda j: specs[j].weight if specs and j in specs else 1.0)
     gate = names.map(lambda j: bool(specs[j].gate) if specs and j in specs else False)
     norm = pd.to_numeric(frame.loc[entering, "normalized"], errors="coerce")
     err = frame.loc[entering, "errored"].fillna(False).astype(bool)
-    part["_err"] = err.to_numpy()
-    part["_zero"] = (gate.to_numpy(dtype=bool) & (norm.to_numpy() == 0.0) & ~err.to_numpy())
-    part["_unknown"] = (norm.isna() & ~err).to_numpy() & (weight.to_numpy() > 0)
-    part["_num"] = np.where(err | norm.isna(), 0.0, weight.to_numpy() * norm.fillna(0.0))
-    part["_den"] = weight.to_numpy(dtype=float)
-    agg = part.groupby(KEYS, observed=True, sort=False).agg(
-        _err=("_err", "any"), _zero=("_zero", "any"), _unknown=("_unknown", "any"),
-        _num=("_num", "sum"), _den=("_den", "sum")).reset_index()
-    with np.errstate(invalid="ignore", divide="ignore"):
-        value = np.where(agg["_err"], np.nan, np.where(
-            agg["_zero"], 0.0, np.where(agg["_unknown"] | (agg["_den"] <= 0), np.nan,
-                                        agg["_num"] / agg["_den"])))
-    agg["_value"], agg["_c_err"] = value, agg["_err"].to_numpy(dtype=bool)
+    # one list of judge values per sample (groups numbered in first-seen order, the order
+    # of drop_duplicates), each formed by the one rule
+    sample = part.groupby(KEYS, observed=True, sort=False).ngroup().to_numpy()
+    parts: list[list[JudgeValue]] = [[] for _ in range(int(sample.max()) + 1 if len(sample) else 0)]
+    for i, n, e, g, w in zip(sample.tolist(), norm.to_numpy(dtype=float).tolist(),
+                             err.to_numpy(dtype=bool).tolist(), gate.to_numpy(dtype=bool).tolist(),
+                             weight.to_numpy(dtype=float).tolist(), strict=True):
+        parts[i].append(JudgeValue(n, e, g, w))
+    formed = [composite(p) for p in parts]
+    agg = part.drop_duplicates().reset_index(drop=True)
+    agg["_value"] = np.array([v for v, _ in formed], dtype=float)
+    agg["_c_err"] = np.array([e for _, e in formed], dtype=bool)
     comp = frame.loc[is_comp, KEYS].merge(agg[[*KEYS, "_value", "_c_err"]], on=KEYS,
                                           how="left", sort=False)
     out = frame.copy()

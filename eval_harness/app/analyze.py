@@ -30,7 +30,7 @@ from eval_harness.timing import phase
 
 Say = Callable[[str], None]
 #: the analysis modules (pandas, numpy, scipy), imported in the ``imports`` phase
-_HEAVY = ("eval_harness.analysis.build", "eval_harness.analysis.compare.baseline",
+_HEAVY = ("eval_harness.analysis.anova.document", "eval_harness.analysis.compare.baseline",
           "eval_harness.analysis.compare.build", "eval_harness.analysis.compare.gate",
           "eval_harness.analysis.compare.leaderboard", "eval_harness.analysis.compare.verdicts",
           "eval_harness.analysis.failures", "eval_harness.analysis.loader")
@@ -203,8 +203,8 @@ def _default_output(name: str) -> Path:
 def load_frame(paths: Sequence[Path], loaded: LoadedConfig | None,
                options: AnalysisOptions) -> Any:
     """The tidy frame of the runs under ``paths`` (the one call of the loader)."""
+    from eval_harness.analysis.config_settings import factor_levels
     from eval_harness.analysis.loader import load_runs
-    from eval_harness.analysis.settings import factor_levels
 
     return load_runs(list(paths), judge_specs=loaded.config if loaded else None,
                      factor_levels=factor_levels(loaded), aeh_errors=options.aeh_errors)
@@ -213,8 +213,8 @@ def load_frame(paths: Sequence[Path], loaded: LoadedConfig | None,
 def _configured(frame: Any, loaded: LoadedConfig | None, paths: Sequence[Path],
                 say: Say) -> tuple[Any, list[dict[str, Any]]]:
     """The frame without the conditions the config does not have (said on stderr)."""
+    from eval_harness.analysis.config_settings import factor_levels
     from eval_harness.analysis.configured import restrict_to_configured
-    from eval_harness.analysis.settings import factor_levels
 
     frame, excluded = restrict_to_configured(frame, factor_levels(loaded))
     if excluded and frame.empty:
@@ -249,8 +249,8 @@ def _drop_dead_judges(frame: Any, failures: Any, loaded: LoadedConfig | None,
                       say: Say) -> tuple[Any, list[str]]:
     """``allow_errored_judges``: the composite without the judges that errored on every
     sample (analysis.recompose), said on stderr."""
-    from eval_harness.analysis.composite import coerce_judge_specs
     from eval_harness.analysis.recompose import drop_from_composite
+    from eval_harness.judges.composite import coerce_judge_specs
 
     dead = sorted(failures.dead_judges)
     if loaded is not None and loaded.config.reward is not None:
@@ -295,7 +295,7 @@ def _anova(frame: Any, loaded: LoadedConfig | None, settings: AnalysisSettings,
     """anova.json: the screen (per judge when no composite can be formed), the excluded
     conditions, the dropped judges and agent-eval-harness's fields."""
     from eval_harness.analysis.aeh_export import aeh_fields
-    from eval_harness.analysis.build import build_anova
+    from eval_harness.analysis.anova.document import build_anova
 
     per_judge = settings.per_judge
     rows = frame[frame["judge"] == "composite"] if "judge" in frame else frame.iloc[:0]
@@ -354,7 +354,7 @@ def _documents(frame: Any, anova: dict[str, Any], loaded: LoadedConfig | None,
     from eval_harness.analysis.compare.build import build_comparisons, parse_reference
     from eval_harness.analysis.compare.leaderboard import build_leaderboard
     from eval_harness.analysis.compare.verdicts import VerdictRule, verdict_tables
-    from eval_harness.analysis.settings import stratum
+    from eval_harness.analysis.config_settings import stratum
 
     rule = VerdictRule(pass_mark=0.5 if settings.pass_mark is None else settings.pass_mark,
                        gates=settings.gates)
@@ -600,7 +600,7 @@ def _analyze(
     if failures.dead_judges and options.allow_errored_judges:
         frame, dropped = _drop_dead_judges(frame, failures, loaded, say)
     if not failures.scored:  # a valid (empty) anova.json, and reports saying why
-        from eval_harness.analysis.build import build_anova
+        from eval_harness.analysis.anova.document import build_anova
 
         empty = build_anova(frame, method=settings.method, correction=settings.correction,
                             alpha=settings.alpha, per_judge=False,

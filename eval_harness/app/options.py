@@ -144,7 +144,7 @@ class AnalysisSettings:
 
 def resolve_settings(options: AnalysisOptions, loaded: LoadedConfig | None) -> AnalysisSettings:
     """Analysis settings; precedence option > config > default."""
-    from eval_harness.analysis.settings import pass_mark
+    from eval_harness.analysis.config_settings import pass_mark
     from eval_harness.config.gates import gate_judges
 
     analysis = None

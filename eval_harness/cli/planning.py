@@ -10,7 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from eval_harness.analysis.power import PowerPrior, power_summary, variance_from_frame
+from eval_harness.analysis.anova.power import PowerPrior, power_summary, variance_from_frame
 
 
 def _prior_from_runs(eval_dir: Path) -> PowerPrior | None:

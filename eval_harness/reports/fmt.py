@@ -184,3 +184,17 @@ def _scalar(v: Any) -> str:
     if isinstance(v, float):
         return f"{v:.4g}" if math.isfinite(v) else DASH
     return str(v)
+
+
+def cell_text(cell: dict[str, Any] | None) -> str:
+    """``2/3 ~`` (passes/usable attempts, ``~`` flaky), ``E`` errored, blank when missing."""
+    if not cell:
+        return ""
+    if cell["verdict"] == "errored":
+        return "E"
+    text = f"{cell['passes']}/{cell['attempts']}"
+    if cell["verdict"] == "flaky":
+        text += " ~"
+    if cell.get("errored_attempts"):
+        text += " !"
+    return text

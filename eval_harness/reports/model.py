@@ -4,7 +4,9 @@
 leaderboard, threshold and pairwise results) and what only the tidy frame knows (pass
 rates, flaky cases, latency, cost, the case × condition grid) into one document whose
 fields are documented in docs/reports.md. Optional inputs that are missing become
-``None`` (rendered "not available"); nothing here recomputes an ANOVA.
+``None`` (rendered "not available"). Nothing here computes a statistic: the per-condition
+summaries, the Pareto front and the descriptive tables come from
+``eval_harness.analysis.anova`` (``condition_summaries``, ``descriptives``).
 """
 
 from __future__ import annotations
@@ -14,10 +16,20 @@ from typing import Any
 
 import pandas as pd
 
+from eval_harness.analysis.anova.condition_summaries import (
+    condition_rows,
+    cost_quality_front,
+    factors_of,
+)
+from eval_harness.analysis.anova.descriptives import (
+    case_grid,
+    judge_means,
+    marginal_means,
+    usable_cells,
+)
 from eval_harness.analysis.compare.build import condition_table
-from eval_harness.analysis.compare.verdicts import VerdictRule
+from eval_harness.analysis.compare.verdicts import VerdictRule, verdict_tables
 from eval_harness.reports import fmt
-from eval_harness.reports import summaries as sm
 
 SCHEMA_VERSION = 1
 KIND = "eval_harness.report"
@@ -193,22 +205,6 @@ def _leaderboard(board: Mapping[str, Any] | None) -> dict[str, Any] | None:
     }
 
 
-def _overlay_summaries(conditions: list[dict[str, Any]], summaries: Any, clip: bool) -> None:
-    """Take mean and CI from ``anova.json``'s condition summaries (the analysed response)
-    so the report and anova.json agree; the frame-based values stay when absent."""
-    if not isinstance(summaries, list):
-        return
-    by_id = {str(s.get("condition_id")): s for s in summaries if isinstance(s, Mapping)}
-    for c in conditions:
-        s = by_id.get(c["condition_id"])
-        if s and s.get("mean") is not None:
-            ci = list(s.get("ci") or [None, None])
-            # The composite lives in [0, 1]: show its t interval clipped to that range.
-            if clip:
-                ci = [None if v is None else min(max(v, 0.0), 1.0) for v in ci]
-            c["mean"], c["ci"] = s["mean"], ci
-
-
 def _display(conditions: list[dict[str, Any]], factors: list[str]) -> dict[str, dict[str, str]]:
     """Compact level names per factor (``fmt.level_display``) over the observed levels."""
     levels: dict[str, list[str]] = {f: [] for f in factors}
@@ -218,16 +214,6 @@ def _display(conditions: list[dict[str, Any]], factors: list[str]) -> dict[str, 
             if v not in levels[f]:
                 levels[f].append(v)
     return fmt.level_display(levels)
-
-
-def _pareto(conditions: list[dict[str, Any]]) -> dict[str, Any]:
-    """Cost (or, without costs, p95 latency) against mean composite."""
-    for axis, key in (("cost_mean_usd", "cost_mean_usd"), ("latency_p95_s", "latency_p95_s")):
-        pts = [(c["condition_id"], c[key], c["mean"]) for c in conditions
-               if c.get(key) is not None and c.get("mean") is not None]
-        if pts and len(pts) == len([c for c in conditions if c.get("mean") is not None]):
-            return {"x": axis, "y": "mean", "frontier": sm.pareto_front(pts)}
-    return {"x": None, "y": "mean", "frontier": []}
 
 
 def _rule_of(comparisons: Mapping[str, Any] | None) -> VerdictRule:
@@ -257,24 +243,25 @@ def build_report(
     ``tables``: (samples, case verdicts) of ``frame`` under the default verdict rule, when
     the caller already built them (``analysis.compare.verdicts.verdict_tables``)."""
     frame = _with_design_order(frame, anova)
-    samples, cases = tables if tables is not None else sm.verdict_tables(
+    samples, cases = tables if tables is not None else verdict_tables(
         frame, _rule_of(comparisons))
     conds = condition_table(frame)  # once: rows, marginal means
-    conditions = _in_level_order(sm.condition_rows(frame, samples, cases, conds),
-                                 frame.attrs.get("levels") or {})
-    _overlay_summaries(conditions, anova.get("condition_summaries"),
-                       clip=anova.get("response", "composite") == "composite")
+    # the per-condition mean and CI are anova.json's condition summaries (computed once,
+    # in the analysis); the rows add pass rates, verdicts, latency and cost
+    rows = condition_rows(frame, samples, cases, conds, summaries=anova.get("condition_summaries"),
+                          clip=anova.get("response", "composite") == "composite")
+    conditions = _in_level_order(rows, frame.attrs.get("levels") or {})
     vs = _vs_reference(comparisons)
     ref = (comparisons or {}).get("reference") or None
     for c in conditions:
         is_ref = isinstance(ref, Mapping) and c["condition_id"] == ref.get("condition_id")
         c["is_reference"] = is_ref
         c["vs_reference"] = vs.get(c["condition_id"])
-    factors = sm.factors_of(frame)
+    factors = factors_of(frame)
     display = _display(conditions, factors)
     for c in conditions:
         c["short_label"] = fmt.compact_label(c.get("levels"), display, c["condition_id"][:6])
-    usable = sm.usable_cells(cases, frame, conds)  # one merge for every marginal mean
+    usable = usable_cells(cases, frame, conds)  # one merge for every marginal mean
     # unique() before str(): no text copy of every row (the column is a categorical)
     evals = sorted({str(e) for e in frame["eval"].unique()}) if "eval" in frame.columns else []
     return {
@@ -303,14 +290,14 @@ def build_report(
         "contrasts": _contrasts(anova),
         "simple_effects": _simple_effects(anova),
         "per_judge": _per_judge(anova),
-        "judge_means": sm.judge_means(frame, [c["condition_id"] for c in conditions]),
+        "judge_means": judge_means(frame, [c["condition_id"] for c in conditions]),
         "variance_components": anova.get("variance_components"),
         "power": anova.get("power"),
-        "pareto": _pareto(conditions),
-        "main_effects": {f: sm.marginal_means(cases, frame, [f], merged=usable)
+        "pareto": cost_quality_front(conditions),
+        "main_effects": {f: marginal_means(cases, frame, [f], merged=usable)
                          for f in factors},
         "interactions": {
-            f"{a}:{b}": sm.marginal_means(cases, frame, [a, b], merged=usable)
+            f"{a}:{b}": marginal_means(cases, frame, [a, b], merged=usable)
             for i, a in enumerate(factors)
             for b in factors[i + 1 :]
         },
@@ -318,7 +305,7 @@ def build_report(
         "leaderboard": _leaderboard(leaderboard),
         "thresholds": None if thresholds is None else list(thresholds),
         "pairwise": None if pairwise is None else dict(pairwise),
-        "case_grid": sm.case_grid(cases, [c["condition_id"] for c in conditions]),
+        "case_grid": case_grid(cases, [c["condition_id"] for c in conditions]),
         "issues": list(frame.attrs.get("issues") or []),
         "data_notes": data_notes(anova, frame),
     }

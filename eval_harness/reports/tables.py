@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from eval_harness.reports import fmt
-from eval_harness.reports.summaries import cell_text
+from eval_harness.reports.fmt import cell_text
 from eval_harness.reports.table_model import Labels, TextTable, short_id
 from eval_harness.reports.tables_compare import (
     comparisons_table,

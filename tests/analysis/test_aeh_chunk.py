@@ -16,7 +16,7 @@ from eval_harness.analysis import aeh_chunk
 from eval_harness.analysis.aeh_chunk import AehCase, build_chunk, read_aeh_chunk
 from eval_harness.analysis.aeh_import import AehRule, UnreadableRun, case_record
 from eval_harness.analysis.chunk import Chunk
-from eval_harness.analysis.composite import JudgeSpec
+from eval_harness.judges.composite import JudgeSpec
 from eval_harness.judges.reward import RewardSpec
 
 VALUES: list[Any] = [True, False, 1, 0, 3, 5, 1.0, 3.0, 0.0, -0.0, 4.5, math.nan, math.inf,

@@ -215,9 +215,9 @@ def test_worker_processes_give_the_same_frame(tmp_path: Path) -> None:
 
 
 def test_judge_specs_from_a_config() -> None:
-    from eval_harness.analysis.composite import coerce_judge_specs
     from eval_harness.config.judge_model import JudgeBlock
     from eval_harness.config.models import EvalConfig
+    from eval_harness.judges.composite import coerce_judge_specs
 
     cfg = EvalConfig(
         name="e",

@@ -34,7 +34,7 @@ import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from eval_harness._util.clock import utc_now_iso
-from eval_harness.analysis.shared import SharedDict, SharedList
+from eval_harness.analysis.frame_attrs import SharedDict, SharedList
 from eval_harness.errors import ConfigError, UsageError
 from eval_harness.jsonfile import write_text_atomic
 from eval_harness.redact import redact

@@ -21,9 +21,9 @@ import matplotlib as mpl
 import numpy as np
 from matplotlib import colormaps
 
+from eval_harness.reports.fmt import cell_text
 from eval_harness.reports.html import labels as lb
 from eval_harness.reports.html.svg import FG, Chart, new_figure, short, style, to_svg
-from eval_harness.reports.summaries import cell_text
 
 MAX_CASES = 60
 ANNOTATE_MAX = (40, 12)  # (cases, conditions) up to which cells carry passes/attempts

@@ -28,9 +28,9 @@ import pandas as pd
 
 from eval_harness.judges.values import MAX_ABS_VALUE
 from eval_harness.reports import fmt
+from eval_harness.reports.fmt import cell_text
 from eval_harness.reports.html.sections import esc
 from eval_harness.reports.html.trace_view import trace_html
-from eval_harness.reports.summaries import cell_text
 from eval_harness.store.confine import inside, open_run_file, safe_component
 
 if TYPE_CHECKING:

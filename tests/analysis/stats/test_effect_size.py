@@ -12,11 +12,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from eval_harness.analysis.build import build_anova
+from eval_harness.analysis.anova.document import build_anova
 from eval_harness.analysis.stats.effect_size import generalized_eta_squared
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # rundir_writer, for test_build
-from tests.analysis.test_build import frame_from
+from tests.analysis.anova.test_document import frame_from
 
 
 def _afex_data() -> np.ndarray:

@@ -13,17 +13,17 @@ import jsonschema  # dev dependency (pyproject [dev])
 import numpy as np
 import pandas as pd
 import pytest
-from rundir_writer import write_aeh, write_native
 from scipy import stats
 
-from eval_harness.analysis.build import build_anova
+from eval_harness.analysis.anova.document import build_anova
+from eval_harness.analysis.anova.power import mde, variance_from_components
 from eval_harness.analysis.loader import load_runs
-from eval_harness.analysis.power import mde, variance_from_components
 from eval_harness.analysis.stats import adjust_pvalues, anova_balanced
 from eval_harness.errors import UsageError
+from tests.analysis.rundir_writer import write_aeh, write_native
 
 SCHEMA = json.loads(
-    (Path(__file__).resolve().parents[2] / "eval_harness" / "analysis" / "schema" / "anova.schema.json").read_text()
+    (Path(__file__).resolve().parents[3] / "eval_harness" / "analysis" / "schema" / "anova.schema.json").read_text()
 )
 LEVELS = {"model": ["m1", "m2"], "effort": ["low", "mid", "high"]}
 
@@ -308,7 +308,7 @@ def test_unknown_response_is_a_usage_error() -> None:
 
 
 def test_aeh_fixture_document_is_valid_and_drops_the_single_model() -> None:
-    fixture = Path(__file__).resolve().parents[1] / "fixtures" / "aeh_runs"
+    fixture = Path(__file__).resolve().parents[2] / "fixtures" / "aeh_runs"
     specs = {"tests_pass": {"gate": True, "weight": 0}, "solution_quality": {"score_range": [1, 5]}}
     doc = build_anova(load_runs(fixture, judge_specs=specs), per_judge=True)
     _valid(doc)

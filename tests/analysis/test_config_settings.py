@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from eval_harness.analysis.settings import factor_levels, pass_mark, stratum
+from eval_harness.analysis.config_settings import factor_levels, pass_mark, stratum
 from eval_harness.config.loader import load_config
 from tests.conftest import ROOT
 

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from eval_harness.analysis.power import (
+from eval_harness.analysis.anova.power import (
     cases_needed,
     mde,
     power_at,

@@ -1,18 +1,6 @@
-"""Per-condition summaries, the case × condition grid and marginal means, from the tidy frame.
-
-Conventions (one per number shown):
-
-- mean composite: per case, the mean over usable attempts; then the mean over cases with
-  a t interval, x̄ ± t_{n−1, 0.975} · s/√n, clipped to [0, 1] (cases are the sampling unit;
-  Miller 2024, "Adding Error Bars to Evals").
-- pass rate: passes / usable attempts with a Wilson 95% interval (Wilson 1927).
-- passed / flaky / failed / errored cases: verdicts of ``analysis.compare.verdicts``.
-- p95 latency: linear-interpolated 95th percentile over attempts (numpy default).
-- cost: mean per attempt and total over attempts; unknown costs are skipped, never zero.
-- pass@k / pass^k (k = 1 .. replications, when there are ≥ 2): the unbiased estimators of
-  ``analysis.stats.passk`` per case over its usable attempts (the same pass rule as the
-  pass rate), averaged over the cases with at least k usable attempts.
-"""
+"""Descriptive tables beside the ANOVA, for the report: the case × condition grid,
+marginal mean composites (main effects, two-factor interactions) and per-judge means.
+Computed here; ``eval_harness.reports`` renders them."""
 
 from __future__ import annotations
 
@@ -22,102 +10,15 @@ from typing import Any, NamedTuple
 import numpy as np
 import pandas as pd
 
+from eval_harness.analysis.anova.condition_summaries import (
+    factors_of,
+    max_attempts,
+    mean_ci,
+    plain_scalar,
+)
 from eval_harness.analysis.compare.build import condition_table
 from eval_harness.analysis.compare.compare import num
-from eval_harness.analysis.compare.paired import paired_t
-from eval_harness.analysis.compare.verdicts import VerdictRule
-from eval_harness.analysis.compare.verdicts import verdict_tables as _verdict_tables
-from eval_harness.analysis.compare.wilson import wilson_interval
-from eval_harness.analysis.stats.passk import case_pass_k, condition_pass_k
-
-
-def factors_of(frame: pd.DataFrame) -> list[str]:
-    """Factor names in matrix writing order (only those present as columns)."""
-    return [f for f in frame.attrs.get("factors", []) if f in frame.columns]
-
-
-def _plain(x: Any) -> Any:
-    return x.item() if hasattr(x, "item") else x
-
-
-def mean_ci(values: np.ndarray) -> tuple[Any, list[Any]]:
-    """Mean with a t 95% CI clipped to [0, 1] (None where undefined)."""
-    vals = values[np.isfinite(values)]
-    if len(vals) == 0:
-        return None, [None, None]
-    t = paired_t(vals)
-    lo, hi = (min(max(x, 0.0), 1.0) if math.isfinite(x) else math.nan for x in t.ci)
-    return num(t.estimate), [num(lo), num(hi)]
-
-
-def verdict_tables(
-    frame: pd.DataFrame, rule: VerdictRule | None = None
-) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(samples, case verdicts) of ``analysis.compare.verdicts``."""
-    return _verdict_tables(frame, rule)
-
-
-def max_attempts(cases: pd.DataFrame) -> int:
-    """Attempts per (case, condition), errored included: the replications run."""
-    if cases.empty:
-        return 0
-    return int((cases["n_usable"] + cases["n_errored"]).max())
-
-
-def condition_rows(
-    frame: pd.DataFrame, samples: pd.DataFrame, cases: pd.DataFrame,
-    conds: pd.DataFrame | None = None,
-) -> list[dict[str, Any]]:
-    """One JSON-ready summary per condition, in matrix order (see module docstring);
-    ``conds``: ``condition_table(frame)`` when the caller already has it."""
-    factors = factors_of(frame)
-    k_max = max_attempts(cases)
-    rows: list[dict[str, Any]] = []
-    by_sample = {str(k): g for k, g in samples.groupby("condition_id", sort=False, observed=True)}
-    by_case = {str(k): g for k, g in cases.groupby("condition_id", sort=False, observed=True)}
-    for cond in (condition_table(frame) if conds is None else conds).to_dict("records"):
-        cid = str(cond["condition_id"])
-        levels = {f: _plain(cond[f]) for f in factors}
-        s = by_sample.get(cid, samples.iloc[:0])
-        c = by_case.get(cid, cases.iloc[:0])
-        usable = s[~s["errored"]]
-        mean, ci = mean_ci(c["composite_mean"].to_numpy(dtype=float))
-        k, n = int(usable["passed"].sum()), len(usable)
-        lo, hi = wilson_interval(k, n)
-        lat = s["latency_s"].to_numpy(dtype=float)
-        lat = lat[np.isfinite(lat)]
-        cost = s["cost_usd"].to_numpy(dtype=float)
-        cost = cost[np.isfinite(cost)]
-        verdicts = c["verdict"].value_counts()
-        rows.append(
-            {
-                "condition_id": cid,
-                "levels": levels,
-                "label": ", ".join(f"{f}={v}" for f, v in levels.items()) or cid,
-                "n_cases": len(c),
-                "n_attempts": len(s),
-                "n_errored_attempts": int(s["errored"].sum()),
-                "mean": mean,
-                "ci": ci,
-                "pass_rate": num(k / n) if n else None,
-                "pass_ci": [num(lo), num(hi)],
-                "passes": k,
-                "cases_passed": int(verdicts.get("passed", 0)),
-                "cases_flaky": int(verdicts.get("flaky", 0)),
-                "cases_failed": int(verdicts.get("failed", 0)),
-                "cases_errored": int(verdicts.get("errored", 0)),
-                "latency_p95_s": num(float(np.percentile(lat, 95))) if len(lat) else None,
-                "latency_mean_s": num(float(lat.mean())) if len(lat) else None,
-                "cost_mean_usd": num(float(cost.mean())) if len(cost) else None,
-                "cost_total_usd": num(float(cost.sum())) if len(cost) else None,
-                "cost_known_attempts": len(cost),
-            }
-        )
-        if k_max >= 2:
-            pk = condition_pass_k(c["n_usable"].tolist(), c["n_pass"].tolist(), k_max)
-            rows[-1]["pass_k"] = {key: [num(v) if isinstance(v, float) else v for v in vals]
-                                  for key, vals in pk.items()}
-    return rows
+from eval_harness.analysis.stats.passk import case_pass_k
 
 
 def _distinct(col: pd.Series, convert: Any = None) -> list[Any]:
@@ -200,20 +101,6 @@ def case_grid(cases: pd.DataFrame, condition_ids: list[str]) -> dict[str, Any]:
     }
 
 
-def cell_text(cell: dict[str, Any] | None) -> str:
-    """``2/3 ~`` (passes/usable attempts, ``~`` flaky), ``E`` errored, blank when missing."""
-    if not cell:
-        return ""
-    if cell["verdict"] == "errored":
-        return "E"
-    text = f"{cell['passes']}/{cell['attempts']}"
-    if cell["verdict"] == "flaky":
-        text += " ~"
-    if cell.get("errored_attempts"):
-        text += " !"
-    return text
-
-
 class UsableCells(NamedTuple):
     """Non-errored case verdict rows as integer codes (``pd.factorize``: first-seen order,
     -1 = missing) of each factor and of the case id, with ``composite_mean``; ``uniques``
@@ -265,7 +152,7 @@ def marginal_means(
     for key, sub in per_case.groupby(level=level, sort=False, observed=True):
         key_t = key if isinstance(key, tuple) else (key,)
         mean, ci = mean_ci(sub.to_numpy(dtype=float))
-        levels = {f: _plain(cells.uniques[f][int(code)]) for f, code in zip(by, key_t, strict=True)}
+        levels = {f: plain_scalar(cells.uniques[f][int(code)]) for f, code in zip(by, key_t, strict=True)}
         out.append({"levels": levels, "mean": mean, "ci": ci})
 
     def rank(row: dict[str, Any]) -> tuple[int, ...]:
@@ -278,32 +165,6 @@ def marginal_means(
 
     out.sort(key=rank)
     return out
-
-
-def pareto_front(points: list[tuple[str, float, float]]) -> list[str]:
-    """Ids on the cost–quality Pareto frontier: no other point is at most as costly and at
-    least as good with one strict inequality. ``points`` = (id, cost, quality), finite;
-    the ids keep their input order.
-
-    One sort, then a sweep over costs (O(n log n), not every pair): a point is dominated
-    when a strictly cheaper point is at least as good, or an equally costly one is
-    strictly better."""
-    order = sorted(range(len(points)), key=lambda i: points[i][1])
-    dominated = [False] * len(points)
-    best_cheaper = -math.inf  # best quality among strictly cheaper points
-    start = 0
-    while start < len(order):
-        end = start
-        while end < len(order) and points[order[end]][1] == points[order[start]][1]:
-            end += 1
-        group = order[start:end]  # one cost
-        best_here = max(points[i][2] for i in group)
-        for i in group:
-            q = points[i][2]
-            dominated[i] = best_cheaper >= q or best_here > q
-        best_cheaper = max(best_cheaper, best_here)
-        start = end
-    return [pid for (pid, _, _), out in zip(points, dominated, strict=True) if not out]
 
 
 def judge_means(frame: pd.DataFrame, condition_ids: list[str]) -> dict[str, Any] | None:

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from eval_harness.analysis.design import finite_or_none, usable_rows
+from eval_harness.analysis.anova.design_check import finite_or_none, usable_rows
 from eval_harness.analysis.stats import (
     AnovaResult,
     Contrast,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from eval_harness.analysis.build_parts import parse_simple_effects
+from eval_harness.analysis.anova.document_parts import parse_simple_effects
 from eval_harness.errors import UsageError
 
 KEPT = ["model", "effort", "context"]

@@ -5,8 +5,8 @@ from __future__ import annotations
 import copy
 from pathlib import Path
 
+from eval_harness.analysis.frame_attrs import SharedDict, SharedList
 from eval_harness.analysis.loader import load_runs
-from eval_harness.analysis.shared import SharedDict, SharedList
 from tests.analysis.golden_data import write_tagged
 
 

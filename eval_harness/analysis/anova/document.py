@@ -20,7 +20,19 @@ import pandas as pd
 
 from eval_harness._util.clock import utc_now_iso
 from eval_harness._version import __version__
-from eval_harness.analysis.build_parts import (
+from eval_harness.analysis.anova.condition_summaries import (
+    condition_summaries,
+    errored_samples,
+    pareto_frontier,
+)
+from eval_harness.analysis.anova.design_check import (
+    DesignCheck,
+    design_check,
+    finite_or_none,
+    observed_levels,
+    usable_rows,
+)
+from eval_harness.analysis.anova.document_parts import (
     contrasts_block,
     dropped_terms,
     parse_simple_effects,
@@ -29,15 +41,7 @@ from eval_harness.analysis.build_parts import (
     term_order,
     term_table,
 )
-from eval_harness.analysis.composite import coerce_judge_specs
-from eval_harness.analysis.design import (
-    DesignCheck,
-    design_check,
-    finite_or_none,
-    observed_levels,
-    usable_rows,
-)
-from eval_harness.analysis.power import mde, variance_from_components
+from eval_harness.analysis.anova.power import mde, variance_from_components
 from eval_harness.analysis.stats import (
     LMM_LABEL,
     RM_LABEL,
@@ -51,8 +55,8 @@ from eval_harness.analysis.stats.design import term_name
 from eval_harness.analysis.stats.effect_size import PARTIAL_ETA_ERROR, generalized_eta_squared
 from eval_harness.analysis.stats.errors import StatsInputError
 from eval_harness.analysis.stats.slopes import DDF_METHODS, MIXED_LABEL, canonical_ddf, mixed_label
-from eval_harness.analysis.summaries import condition_summaries, errored_samples, pareto_frontier
 from eval_harness.errors import UsageError
+from eval_harness.judges.composite import coerce_judge_specs
 from eval_harness.timing import phase
 
 SCHEMA_VERSION = 1

@@ -7,7 +7,7 @@ import itertools
 import numpy as np
 import pandas as pd
 
-from eval_harness.analysis.design import case_cell_array, design_check
+from eval_harness.analysis.anova.design_check import case_cell_array, design_check
 
 
 def _frame(rows: list[dict], factors: list[str], levels: dict) -> pd.DataFrame:
