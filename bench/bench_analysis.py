@@ -92,8 +92,9 @@ def main() -> None:
     ap.add_argument("--keep", default=None, help="reuse/keep run directories here")
     ap.add_argument("--mixedlm", action="store_true", help="also time statsmodels MixedLM")
     args = ap.parse_args()
-    from eval_harness.analysis.build import build_anova
     from eval_harness.analysis.loader import load_runs
+
+    from eval_harness.analysis.build import build_anova
 
     root = args.keep or tempfile.mkdtemp(prefix="bench-analysis-")
     try:

@@ -83,7 +83,7 @@ def main(argv: list[str]) -> int:
 
 def label_files(roots: list[str]) -> list[Path]:
     """The labels.jsonl of every eval directory (a run directory's parent) under ``roots``."""
-    from eval_harness.analysis.discover import find_run_dirs
+    from eval_harness.analysis.loading.discover import find_run_dirs
     from eval_harness.store.labels import labels_path
 
     dirs = sorted({Path(r.path).parent for r in find_run_dirs(roots)})
@@ -91,7 +91,7 @@ def label_files(roots: list[str]) -> list[Path]:
 
 
 def _runs_report(args: argparse.Namespace) -> dict[str, Any]:
-    from eval_harness.analysis.loader import load_runs
+    from eval_harness.analysis.loading.loader import load_runs
     from eval_harness.judges.label_match import runs_calibration
     from eval_harness.store.labels import read_labels
 

@@ -139,6 +139,7 @@ def _compute_analysis(
 
     malloc.tune()  # freed row-sized arrays go back to the system (eval_harness/malloc.py)
     with phase("imports"):  # pandas, numpy, scipy: seconds on a cold start
+        from eval_harness.aeh import format_options
         from eval_harness.analysis.build import build_anova
         from eval_harness.analysis.compare.baseline import export_baseline, load_baseline
         from eval_harness.analysis.compare.build import build_comparisons, parse_reference
@@ -146,7 +147,7 @@ def _compute_analysis(
         from eval_harness.analysis.compare.leaderboard import build_leaderboard
         from eval_harness.analysis.compare.verdicts import VerdictRule, verdict_tables
         from eval_harness.analysis.failures import find_failures
-        from eval_harness.analysis.loader import load_runs
+        from eval_harness.analysis.loading.loader import load_runs
 
     if loaded is not None and loaded.config.mlflow is not None:
         from eval_harness.reports.mlflow_log import require_mlflow
@@ -155,7 +156,7 @@ def _compute_analysis(
     with phase("load"):
         frame = load_runs(list(paths), judge_specs=loaded.config if loaded else None,
                           factor_levels=factor_levels(loaded),
-                          aeh_errors=getattr(args, "aeh_errors", "exclude"))
+                          format_options=format_options(getattr(args, "aeh_errors", "exclude")))
     for issue in frame.attrs.get("issues", []):
         if issue.get("kind") == "assumed_range":  # the numbers depend on it: say so once
             print(f"warning: {issue['detail']}", file=sys.stderr)
@@ -219,7 +220,7 @@ def _compute_analysis(
     anova["dropped_judges"] = [{"judge": j, "reason": "errored on every sample "
                                 "(--allow-errored-judges): left out of the composite, the "
                                 "other weights renormalised"} for j in dropped]
-    from eval_harness.analysis.aeh_export import aeh_fields
+    from eval_harness.aeh.export import aeh_fields
 
     anova = aeh_fields(anova, frame)  # what agent-eval-harness's consumers read, beside ours
     # one pass rule for comparisons, leaderboard, thresholds, reports and the gate

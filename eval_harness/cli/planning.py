@@ -16,7 +16,7 @@ from eval_harness.analysis.power import PowerPrior, power_summary, variance_from
 def _prior_from_runs(eval_dir: Path) -> PowerPrior | None:
     if not eval_dir.is_dir() or not any(eval_dir.glob("*/run.json")):
         return None
-    from eval_harness.analysis.loader import load_runs
+    from eval_harness.analysis.loading.loader import load_runs
 
     frame = load_runs(eval_dir)
     if frame.empty:

@@ -98,7 +98,7 @@ def main(argv: list[str]) -> int:
     if missing:
         raise UsageError(f"run directory not found: {', '.join(missing)}",
                          hint="pass --runs DIR (the runs root used by the analysis)")
-    from eval_harness.analysis.loader import load_runs
+    from eval_harness.analysis.loading.loader import load_runs
 
     frame = load_runs([str(r) for r in roots])
     if frame.empty:

@@ -14,7 +14,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
-from eval_harness.analysis.browse import JudgeView, RunInfo, sample
+from eval_harness.analysis.loading.browse import JudgeView, RunInfo, sample
 from eval_harness.numbers import as_finite
 from eval_harness.serve.evaldata import EvalData, RunMeta
 from eval_harness.store.atomic import read_json

@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from eval_harness.analysis.discover import RunDir, find_run_dirs
+from eval_harness.analysis.loading.discover import RunDir, find_run_dirs
 from eval_harness.store.atomic import read_json
 
 _SLUG = re.compile(r"[^A-Za-z0-9._-]+")

@@ -104,7 +104,7 @@ class Failed:
 
 def run_meta(entry: EvalEntry) -> dict[str, RunMeta]:
     """run_id -> each run's recorded condition, replication, status and times."""
-    from eval_harness.analysis.aeh_import import read_json_object
+    from eval_harness.analysis.loading.runfiles import read_json_object
 
     out: dict[str, RunMeta] = {}
     for run in entry.runs:
@@ -149,7 +149,7 @@ def compute(entry: EvalEntry, token: str) -> EvalData:
     from eval_harness.analysis.build import build_anova
     from eval_harness.analysis.compare.leaderboard import build_leaderboard
     from eval_harness.analysis.compare.verdicts import VerdictRule, verdict_tables
-    from eval_harness.analysis.loader import load_runs
+    from eval_harness.analysis.loading.loader import load_runs
     from eval_harness.analysis.settings import factor_levels, pass_mark, stratum
     from eval_harness.config.recorded import find_recorded, load_recorded
     from eval_harness.errors import EvalHarnessError

@@ -17,7 +17,7 @@ from rundir_writer import write_aeh, write_native
 from scipy import stats
 
 from eval_harness.analysis.build import build_anova
-from eval_harness.analysis.loader import load_runs
+from eval_harness.analysis.loading.loader import load_runs
 from eval_harness.analysis.power import mde, variance_from_components
 from eval_harness.analysis.stats import adjust_pvalues, anova_balanced
 from eval_harness.errors import UsageError

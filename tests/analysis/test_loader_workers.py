@@ -14,8 +14,8 @@ import pytest
 import yaml
 from rundir_writer import write_aeh, write_native
 
-from eval_harness.analysis import loader
-from eval_harness.analysis.loader import load_runs
+from eval_harness.analysis.loading import loader
+from eval_harness.analysis.loading.loader import load_runs
 
 BOMB = 'a: &a ["x","x","x","x","x","x","x","x","x"]\n' + "".join(
     f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join(['*' + chr(97 + i)] * 9)}]\n" for i in range(8))
@@ -136,7 +136,7 @@ def test_workers_are_used_only_for_large_inputs(monkeypatch: pytest.MonkeyPatch)
 
 _PARENT = """
 import sys, time
-from eval_harness.analysis.loader import _Workers
+from eval_harness.analysis.loading.loader import _Workers
 pool = _Workers(2)
 assert list(pool.map(abs, [(-1,), (-2,), (-3,), (-4,)], 2)) == [1, 2, 3, 4]  # the pool is up
 busy = [pool.pool.submit(time.sleep, 600) for _ in range(2)]

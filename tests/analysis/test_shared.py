@@ -5,7 +5,7 @@ from __future__ import annotations
 import copy
 from pathlib import Path
 
-from eval_harness.analysis.loader import load_runs
+from eval_harness.analysis.loading.loader import load_runs
 from eval_harness.analysis.shared import SharedDict, SharedList
 from tests.analysis.golden_data import write_tagged
 

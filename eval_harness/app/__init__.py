@@ -1,0 +1,1 @@
+"""The application layer (see registry.install_defaults)."""
