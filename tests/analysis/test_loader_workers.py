@@ -14,6 +14,7 @@ import pytest
 import yaml
 from rundir_writer import write_aeh, write_native
 
+from eval_harness.aeh import summary_chunk
 from eval_harness.analysis.loading import loader
 from eval_harness.analysis.loading.loader import load_runs
 
@@ -116,7 +117,7 @@ def _reader_bug(*args: Any) -> Any:
 def test_an_unexpected_error_in_a_worker_is_raised_as_in_one_process(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = _aeh_runs(tmp_path / "runs")
-    monkeypatch.setattr(loader, "read_aeh_chunk", _reader_bug)
+    monkeypatch.setattr(summary_chunk, "read_aeh_chunk", _reader_bug)
     messages = []
     for workers in (1, 2):
         with pytest.raises(RuntimeError) as info:
