@@ -1,5 +1,6 @@
-"""Blocks agent-eval-harness configs carry that this tool honours: ``mlflow``, ``hooks``,
-``dataset.workspace`` (the meaning of each is in docs/migrating-from-agent-eval-harness.md)."""
+"""Config blocks for MLflow logging, shell hooks and workspace files: ``mlflow``, ``hooks``,
+``dataset.workspace`` (first written for agent-eval-harness's configs, whose keys these
+are; the meaning of each is in docs/migrating-from-agent-eval-harness.md)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """The evals under the served roots, and a cheap change token for each.
 
 An *eval* is a folder holding run directories (``runs/<eval>/``), this tool's or
-agent-eval-harness's layout (``analysis.discover``). URL parameters name an eval by its
+agent-eval-harness's layout (``analysis.loading.discover``). URL parameters name an eval by its
 key in this catalog, never by a path, so no request can reach a folder outside the roots.
 
 Change token: the (mtime_ns, size) of each run's ``run.json`` / ``summary.yaml`` /
