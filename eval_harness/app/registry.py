@@ -13,6 +13,6 @@ from __future__ import annotations
 
 def install_defaults() -> None:
     """Register the shipped dialects and run formats (idempotent, cheap: no numpy)."""
-    from eval_harness import aeh
+    from eval_harness.aeh import register
 
-    aeh.register()
+    register()
