@@ -19,7 +19,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from eval_harness.app.registry import install_defaults
 from eval_harness.errors import UsageError
+
+install_defaults()  # the AEH dialect and run format, as every door reads them
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -303,7 +306,15 @@ def analyze(
 
 def load_runs(path: Any, **kwargs: Any) -> pd.DataFrame:
     """Load run directories under ``path`` into one tidy DataFrame: one row per (run, case,
-    judge) plus a ``composite`` row per sample (see docs/statistics.md)."""
-    from eval_harness.analysis.loader import load_runs as _load
+    judge) plus a ``composite`` row per sample (see docs/statistics.md).
 
+    ``aeh_errors`` (``exclude`` or ``zero``) is agent-eval-harness's format option
+    ``errors`` (:mod:`eval_harness.aeh.run_format`)."""
+    from eval_harness.aeh import format_options
+    from eval_harness.analysis.loading.loader import load_runs as _load
+
+    if "aeh_errors" in kwargs:
+        chosen = dict(kwargs.pop("format_options", None) or {})
+        chosen.update(format_options(kwargs.pop("aeh_errors")))
+        kwargs["format_options"] = chosen
     return _load(path, **kwargs)

@@ -14,7 +14,12 @@ from pathlib import Path
 import pytest
 
 from eval_harness import redact
+from eval_harness.app.registry import install_defaults
 from eval_harness.cli.main import main
+
+# as every door does: tests that load configs or run directories through the core directly
+# (load_config, prepare, load_runs) read agent-eval-harness's files too
+install_defaults()
 
 ROOT = Path(__file__).resolve().parent.parent
 _FIXTURES_SOURCE = Path(__file__).resolve().parent / "fixtures"

@@ -17,7 +17,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from eval_harness.analysis.discover import find_run_dirs
+from eval_harness.analysis.loading.discover import find_run_dirs
 from eval_harness.store.confine import open_run_file
 
 #: distinct reasons shown per failure

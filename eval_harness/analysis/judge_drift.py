@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from eval_harness.analysis.discover import find_run_dirs
+from eval_harness.analysis.loading.discover import find_run_dirs
 from eval_harness.store.confine import open_run_file
 from eval_harness.store.index import judge_changes, recorded_judges
 

@@ -33,7 +33,7 @@ Say = Callable[[str], None]
 _HEAVY = ("eval_harness.analysis.anova.document", "eval_harness.analysis.compare.baseline",
           "eval_harness.analysis.compare.build", "eval_harness.analysis.compare.gate",
           "eval_harness.analysis.compare.leaderboard", "eval_harness.analysis.compare.verdicts",
-          "eval_harness.analysis.failures", "eval_harness.analysis.loader")
+          "eval_harness.analysis.failures", "eval_harness.analysis.loading.loader")
 
 
 def _stderr(line: str) -> None:
@@ -203,11 +203,13 @@ def _default_output(name: str) -> Path:
 def load_frame(paths: Sequence[Path], loaded: LoadedConfig | None,
                options: AnalysisOptions) -> Any:
     """The tidy frame of the runs under ``paths`` (the one call of the loader)."""
+    from eval_harness.aeh import format_options
     from eval_harness.analysis.config_settings import factor_levels
-    from eval_harness.analysis.loader import load_runs
+    from eval_harness.analysis.loading.loader import load_runs
 
     return load_runs(list(paths), judge_specs=loaded.config if loaded else None,
-                     factor_levels=factor_levels(loaded), aeh_errors=options.aeh_errors)
+                     factor_levels=factor_levels(loaded),
+                     format_options=format_options(options.aeh_errors))
 
 
 def _configured(frame: Any, loaded: LoadedConfig | None, paths: Sequence[Path],
@@ -294,7 +296,7 @@ def _anova(frame: Any, loaded: LoadedConfig | None, settings: AnalysisSettings,
            say: Say) -> dict[str, Any]:
     """anova.json: the screen (per judge when no composite can be formed), the excluded
     conditions, the dropped judges and agent-eval-harness's fields."""
-    from eval_harness.analysis.aeh_export import aeh_fields
+    from eval_harness.aeh.export import aeh_fields
     from eval_harness.analysis.anova.document import build_anova
 
     per_judge = settings.per_judge

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import asdict
 from typing import Any
 
-from eval_harness.analysis.browse import (
+from eval_harness.analysis.loading.browse import (
     RunInfo,
     SampleView,
     case_across_conditions,

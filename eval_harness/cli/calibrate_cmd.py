@@ -83,7 +83,7 @@ def main(argv: list[str]) -> int:
 
 def label_files(roots: list[str]) -> list[Path]:
     """The labels.jsonl of every eval directory (a run directory's parent) under ``roots``."""
-    from eval_harness.analysis.discover import find_run_dirs
+    from eval_harness.analysis.loading.discover import find_run_dirs
     from eval_harness.store.labels import labels_path
 
     dirs = sorted({Path(r.path).parent for r in find_run_dirs(roots)})

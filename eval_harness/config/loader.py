@@ -10,7 +10,7 @@ import difflib
 import logging
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -18,7 +18,8 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from eval_harness import redact
-from eval_harness.config.aeh_compat import translate
+from eval_harness.config.defaults import apply_defaults
+from eval_harness.config.dialects import Dialect, apply_dialects, registered_dialects
 from eval_harness.config.envvars import interpolate
 from eval_harness.config.extends import Origins, load_with_extends
 from eval_harness.config.judge_options import BUILTIN_OPTIONS, options_hint
@@ -148,12 +149,14 @@ def _strip_for_validation(data: dict[str, Any]) -> dict[str, Any]:
 
 def load_config(
     path: str | Path, env: Mapping[str, str] | None = None, *, strict: bool = True,
-    overrides: Mapping[str, Any] | None = None,
+    overrides: Mapping[str, Any] | None = None, dialects: Sequence[Dialect] | None = None,
 ) -> LoadedConfig:
     """Load and validate ``path``.
 
     ``strict=False`` (used by ``--analyze-only``) still validates the whole file but
     tolerates a missing ``${VAR}`` (left as written), since analysis needs no secrets.
+    ``dialects``: the translators applied before this tool's defaults and validation
+    (:mod:`eval_harness.config.dialects`); None: the registered ones.
     """
     file = Path(path)
     if not file.exists():
@@ -165,7 +168,9 @@ def load_config(
         merged = deep_merge(merged, dict(overrides))
     environ = os.environ if env is None else env
     _keys_by_reference(merged, origins, str(file))
-    merged = translate(merged, file, environ)  # agent-eval-harness's keys -> ours
+    chosen = registered_dialects() if dialects is None else tuple(dialects)
+    merged = apply_dialects(merged, file, environ, chosen)  # other tools' keys -> ours
+    merged = apply_defaults(merged, file)
     if strict:
         resolved = interpolate(merged, environ, lines=origins)
     else:

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from eval_harness.errors import ConfigError
+from eval_harness.judges.moved import current_module
 from eval_harness.judges.values import JudgeFailure, Outcome
 from eval_harness.timed import Guard, call_with_timeout
 
@@ -177,7 +178,7 @@ class FunctionJudge:
                  timeout: float = 60.0) -> None:
         self._timed = _Timed(timeout)
         try:
-            mod = _import_beside(module, base_dir)
+            mod = _import_beside(current_module(module), base_dir)
         except Exception as exc:
             raise ConfigError(f"cannot import judge module `{module}`: {last_line(exc)}",
                               path=where + ".module",

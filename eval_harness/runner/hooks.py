@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from eval_harness.config.aeh_blocks import HookEntry
+from eval_harness.config.blocks import HookEntry
 from eval_harness.errors import UsageError
 from eval_harness.runner.base import RunRequest, RunResult
 

@@ -5,3 +5,7 @@ analysis, cached per change token), :mod:`casedata` (one case across conditions)
 :mod:`security` (Host, CSP, same-origin + token), :mod:`app` (routes and templates).
 Needs the ``serve`` extra (starlette, uvicorn, jinja2).
 """
+
+from eval_harness.app.registry import install_defaults
+
+install_defaults()  # the AEH dialect and run format, as every door reads them

@@ -1,6 +1,6 @@
 """One case across every run of an eval: what the case page shows, side by side.
 
-This tool's runs: ``analysis.browse.sample`` (input, answer, judges with rationales,
+This tool's runs: ``analysis.loading.browse.sample`` (input, answer, judges with rationales,
 status, latency, cost, composite), plus from the same case folder the record's tokens and
 tool-call count, the trace (``trace.json`` through :func:`eval_harness.trace.reader.read_trace`;
 older runs kept their tool calls inline as ``outputs.json`` ``trace``) and the head of ``stdout.log`` / ``stderr.log``.
@@ -14,7 +14,7 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
-from eval_harness.analysis.browse import JudgeView, RunInfo, sample
+from eval_harness.analysis.loading.browse import JudgeView, RunInfo, sample
 from eval_harness.numbers import as_finite
 from eval_harness.serve.evaldata import EvalData, RunMeta
 from eval_harness.store.atomic import read_json

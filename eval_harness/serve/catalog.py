@@ -1,7 +1,7 @@
 """The evals under the served roots, and a cheap change token for each.
 
 An *eval* is a folder holding run directories (``runs/<eval>/``), this tool's or
-agent-eval-harness's layout (``analysis.discover``). URL parameters name an eval by its
+agent-eval-harness's layout (``analysis.loading.discover``). URL parameters name an eval by its
 key in this catalog, never by a path, so no request can reach a folder outside the roots.
 
 Change token: the (mtime_ns, size) of each run's ``run.json`` / ``summary.yaml`` /
@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from eval_harness.analysis.discover import RunDir, find_run_dirs
+from eval_harness.analysis.loading.discover import RunDir, find_run_dirs
 from eval_harness.store.atomic import read_json
 
 _SLUG = re.compile(r"[^A-Za-z0-9._-]+")

@@ -113,7 +113,7 @@ class Failed:
 
 def run_meta(entry: EvalEntry) -> dict[str, RunMeta]:
     """run_id -> each run's recorded condition, replication, status and times."""
-    from eval_harness.analysis.aeh_import import read_json_object
+    from eval_harness.analysis.loading.runfiles import read_json_object
 
     out: dict[str, RunMeta] = {}
     for run in entry.runs:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from eval_harness.analysis.chunk import Chunk
+from eval_harness.analysis.loading.chunk import Chunk
 
 
 def _rec(case: str, **extra: object) -> dict[str, object]:

@@ -18,7 +18,7 @@ from tests.conftest import ROOT
 HEAVY = ("scipy.stats", "scipy.signal", "scipy.optimize", "matplotlib")
 ENTRY = ("eval_harness.cli.pipeline", "eval_harness.analysis.anova.document",
          "eval_harness.analysis.compare.build", "eval_harness.reports.model",
-         "eval_harness.analysis.loader")
+         "eval_harness.analysis.loading.loader")
 PROBE = f"""
 import contextlib, io, json, sys
 sys.path.insert(0, {str(ROOT / "tests" / "analysis")!r})

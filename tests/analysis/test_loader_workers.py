@@ -14,8 +14,9 @@ import pytest
 import yaml
 from rundir_writer import write_aeh, write_native
 
-from eval_harness.analysis import loader
-from eval_harness.analysis.loader import load_runs
+from eval_harness.aeh import summary_chunk
+from eval_harness.analysis.loading import loader
+from eval_harness.analysis.loading.loader import load_runs
 
 BOMB = 'a: &a ["x","x","x","x","x","x","x","x","x"]\n' + "".join(
     f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join(['*' + chr(97 + i)] * 9)}]\n" for i in range(8))
@@ -116,7 +117,7 @@ def _reader_bug(*args: Any) -> Any:
 def test_an_unexpected_error_in_a_worker_is_raised_as_in_one_process(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = _aeh_runs(tmp_path / "runs")
-    monkeypatch.setattr(loader, "read_aeh_chunk", _reader_bug)
+    monkeypatch.setattr(summary_chunk, "read_aeh_chunk", _reader_bug)
     messages = []
     for workers in (1, 2):
         with pytest.raises(RuntimeError) as info:
@@ -136,7 +137,7 @@ def test_workers_are_used_only_for_large_inputs(monkeypatch: pytest.MonkeyPatch)
 
 _PARENT = """
 import sys, time
-from eval_harness.analysis.loader import _Workers
+from eval_harness.analysis.loading.loader import _Workers
 pool = _Workers(2)
 assert list(pool.map(abs, [(-1,), (-2,), (-3,), (-4,)], 2)) == [1, 2, 3, 4]  # the pool is up
 busy = [pool.pool.submit(time.sleep, 600) for _ in range(2)]

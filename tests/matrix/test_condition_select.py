@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from eval_harness.analysis.browse import RunInfo, select_runs
+from eval_harness.analysis.loading.browse import RunInfo, select_runs
 from eval_harness.errors import UsageError
 from eval_harness.matrix.builder import make_condition
 from eval_harness.matrix.experiment import select_conditions

@@ -88,7 +88,7 @@ def test_analysis_is_logged_and_read_back(tmp_path: Path, monkeypatch: pytest.Mo
 
 
 def test_default_store_is_local_mlruns(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from eval_harness.config.aeh_blocks import MlflowBlock
+    from eval_harness.config.blocks import MlflowBlock
     from eval_harness.reports.mlflow_log import tracking_uri
 
     monkeypatch.chdir(tmp_path)

@@ -4,8 +4,9 @@ For each case (differing cases first, as in the grid; at most ``MAX_CASES``) a `
 block shows the resolved input once, then per condition and replication (at most
 ``MAX_REPS``) the answer (``outputs.json`` → ``output``), the trace when one was stored
 (``trace.json``, nested collapsible steps), the run status and every judge's
-value and rationale (``record.json`` → ``scores``; for agent-eval-harness runs
-:mod:`eval_harness.analysis.aeh_runs`), with the case's latency, cost and tokens. Long texts
+value and rationale (``record.json`` → ``scores``; for runs of another registered run
+format, its ``read_cases``: :mod:`eval_harness.analysis.loading.formats`), with the case's
+latency, cost and tokens. Long texts
 are truncated; everything
 is escaped. Run directories are looked up as ``<runs_root>/<run_id>`` or
 ``<runs_root>/<eval>/<run_id>``.
@@ -21,20 +22,19 @@ import json
 import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import numpy as np
 import pandas as pd
 
+from eval_harness.analysis.loading.formats import NATIVE, RunFormat, classify_dir, get_format
+from eval_harness.analysis.loading.views import CaseView
 from eval_harness.judges.values import MAX_ABS_VALUE
 from eval_harness.reports import fmt
 from eval_harness.reports.fmt import cell_text
 from eval_harness.reports.html.sections import esc
 from eval_harness.reports.html.trace_view import trace_html
 from eval_harness.store.confine import inside, open_run_file, safe_component
-
-if TYPE_CHECKING:
-    from eval_harness.analysis.aeh_runs import AehCase
 
 MAX_CASES = 100
 MAX_REPS = 3
@@ -115,26 +115,25 @@ def _facts(record: Mapping[str, Any]) -> str:
     return out
 
 
-def _aeh_attempts(wanted: Mapping[str, Sequence[tuple[str, int]]], dirs: Mapping[str, Path]
-                  ) -> dict[tuple[str, str, int], str]:
-    """(run id, case id, replication) -> its block, for each agent-eval-harness run's
-    ``wanted`` (case id, replication) pairs. Run by run, so each run's summary.yaml is
-    parsed once: the drill-down's loop is case-major, and reading a case's run per case
-    re-parsed the whole summary every time (quadratic in cases). Blocks, not cases, are
-    kept: an answer is truncated in its block."""
-    from eval_harness.analysis.aeh_runs import iter_cases
-
+def _aeh_attempts(wanted: Mapping[str, Sequence[tuple[str, int]]], dirs: Mapping[str, Path],
+                  formats: Mapping[str, RunFormat]) -> dict[tuple[str, str, int], str]:
+    """(run id, case id, replication) -> its block, for each other-format run's ``wanted``
+    (case id, replication) pairs. Run by run, so each run's files (agent-eval-harness: its
+    summary.yaml) are parsed once: the drill-down's loop is case-major, and reading a
+    case's run per case re-parsed the whole summary every time (quadratic in cases).
+    Blocks, not cases, are kept: an answer is truncated in its block."""
     out: dict[tuple[str, str, int], str] = {}
     for run_id, pairs in wanted.items():
         reps = dict(pairs)  # a run is one replication: one pair per case
-        for case in iter_cases(dirs[run_id], list(reps)):
+        for case in formats[run_id].read_cases(dirs[run_id], list(reps)):
             rep = reps[case.case_id]
             out[(run_id, case.case_id, rep)] = _aeh_attempt(case, rep)
     return out
 
 
-def _aeh_attempt(case: AehCase | None, rep: int) -> str:
-    """An agent-eval-harness case (summary.yaml, run_result.json, cases/<id>/stdout.log)."""
+def _aeh_attempt(case: CaseView | None, rep: int) -> str:
+    """A case of another run format (agent-eval-harness: summary.yaml, run_result.json,
+    cases/<id>/stdout.log); the texts name that layout's files, as before."""
     if case is None:
         return f'<p class="note">replication {rep} · not in summary.yaml</p>'
     head = f"replication {rep} · status {case.status}" + _facts(
@@ -191,10 +190,12 @@ def drilldown_html(report: Mapping[str, Any], frame: pd.DataFrame,
     conds = report.get("conditions") or []
     cases = list((report.get("case_grid") or {}).get("cases") or [])
     shown = cases[:MAX_CASES]
-    # Runs that hold per-case folders or an agent-eval-harness summary.yaml, and only the
-    # samples of the cases shown: the frame has a row per sample and judge.
-    aeh = {rid for rid, d in dirs.items()
-           if (d / "summary.yaml").is_file() and not (d / "run.json").exists()}
+    # Runs that hold per-case folders or are of another run format (agent-eval-harness:
+    # a summary.yaml), and only the samples of the cases shown: the frame has a row per
+    # sample and judge.
+    other = {rid: get_format(layout) for rid, d in dirs.items()
+             if (layout := classify_dir(d)) not in (None, NATIVE)}
+    aeh = set(other)
     with_cases = {rid for rid, d in dirs.items() if (d / "cases").is_dir()} | aeh
     if not with_cases:
         return f'<p class="na">{esc(fmt.NOT_AVAILABLE)} (the runs keep no per-case folders)</p>'
@@ -212,7 +213,7 @@ def drilldown_html(report: Mapping[str, Any], frame: pd.DataFrame,
         for rep, run_id in attempts[:MAX_REPS]:
             if run_id in aeh and run_id in dirs and safe_component(cid):
                 wanted.setdefault(run_id, []).append((cid, rep))
-    aeh_blocks = _aeh_attempts(wanted, dirs)
+    aeh_blocks = _aeh_attempts(wanted, dirs, other)
     parts = []
     for case in shown:
         cid = case["case_id"]

@@ -1,0 +1,132 @@
+"""One agent-eval-harness run directory for people and dashboards (``orchestrate runs`` /
+``show``, report drill-down): its condition, its cases, and per case the judges' values
+**and rationales**, the composite its rule gives, and latency / cost / tokens.
+
+Where each fact comes from (its layout; the scoring is :mod:`eval_harness.aeh.scoring`):
+
+- levels and condition id: ``condition.json``, else the model in ``run_result.json``;
+- judges: ``summary.yaml`` ``per_case.<case>.<judge>`` (``value``, ``rationale``,
+  ``error``);
+- latency / cost / tokens: ``run_result.json`` ``per_case.<case>`` (``duration_s``,
+  ``cost_usd``, ``token_usage``), else ``cases/<case>/run_result.json``;
+- the answer: ``cases/<case>/stdout.log`` (what the agent printed), when kept;
+- the input: ``cases/<case>/input.yaml``, when kept.
+
+Everything here reads files only (a symlinked file is not followed); a missing file is a
+missing fact (None), never an error.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from eval_harness.aeh.scoring import AehRule, case_facts, case_record, read_summary, run_dict
+from eval_harness.analysis.loading.runfiles import UnreadableRun, read_json_object
+from eval_harness.analysis.loading.views import CaseView, JudgeView
+from eval_harness.numbers import run_number
+from eval_harness.store.confine import open_run_file
+
+MAX_TEXT = 200_000  # characters of a log shown as the answer
+
+
+@dataclass(frozen=True)
+class AehRun:
+    """One run directory: what the loader needs, plus its case ids in summary order."""
+
+    path: Path
+    run_id: str
+    condition_id: str
+    levels: dict[str, Any]
+    cost_usd: float | None
+    case_ids: list[str]
+
+
+def read_run(path: str | os.PathLike[str]) -> AehRun:
+    """The run's facts (UnreadableRun when summary.yaml cannot be read)."""
+    summary = read_summary(str(path))
+    run = run_dict(str(path), summary)
+    return AehRun(Path(path), run["run_id"], run["condition_id"], dict(run["levels"]),
+                  run["cost_usd"], [str(c) for c in (summary.get("per_case") or {})])
+
+
+
+def _text(path: Path) -> str | None:
+    try:
+        with open_run_file(path, "r", encoding="utf-8", errors="replace") as fh:
+            return fh.read(MAX_TEXT)
+    except OSError:
+        return None
+
+
+def read_case(path: str | os.PathLike[str], case_id: str, rule: AehRule | None = None
+              ) -> CaseView | None:
+    """One case of the run (None when the summary has no such case)."""
+    return next(iter_cases(path, [case_id], rule), None)
+
+
+def iter_cases(path: str | os.PathLike[str], case_ids: Iterable[str],
+               rule: AehRule | None = None) -> Iterator[CaseView]:
+    """The cases ``case_ids`` of the run that its summary has, in that order (each once),
+    parsing ``summary.yaml`` and ``run_result.json`` once for all of them: a run's summary
+    holds every case, so reading it per case is quadratic in cases. One case at a time, so
+    a caller keeps only the answers it needs."""
+    run_dir = Path(path)
+    try:
+        summary = read_summary(str(run_dir))
+    except UnreadableRun:
+        return
+    per_case = summary.get("per_case") or {}
+    # the entry of a case id is its first key whose text is that id
+    entries = {str(k): v for k, v in reversed(list(per_case.items()))}
+    try:
+        run_facts: Mapping[str, Facts] | None = case_facts(
+            read_json_object(str(run_dir / "run_result.json")))
+    except UnreadableRun:
+        run_facts = None  # an unreadable run_result.json: no case has facts
+    done: set[str] = set()
+    for case_id in case_ids:
+        if case_id in entries and case_id not in done:
+            done.add(case_id)
+            yield _case(run_dir, case_id, entries[case_id], rule or AehRule(), run_facts)
+
+
+Facts = tuple[float, float, float]
+
+
+def _own_facts(case_dir: Path, case_id: str) -> Facts | None:
+    """The case's facts from its own ``cases/<id>/run_result.json``."""
+    try:
+        own = read_json_object(str(case_dir / "run_result.json"))
+    except UnreadableRun:
+        return None
+    return case_facts({"per_case": {case_id: own}}).get(case_id) if own else None
+
+
+def _case(run_dir: Path, case_id: str, raw: Any, rule: AehRule,
+          run_facts: Mapping[str, Facts] | None) -> CaseView:
+    rec = case_record(case_id, raw, rule)
+    judges = [JudgeView(str(n), s.get("value"), s.get("rationale"), bool(s.get("errored")),
+                       s.get("error")) for n, s in sorted(rec["scores"].items())]
+    case_dir = run_dir / "cases" / case_id
+    facts = None if run_facts is None else (
+        run_facts.get(case_id) or _own_facts(case_dir, case_id))
+    latency, cost, tokens = facts if facts is not None else (None, None, None)
+    inp: Any = None
+    raw_input = _text(case_dir / "input.yaml")
+    if raw_input is not None:
+        import yaml
+
+        try:
+            inp = yaml.safe_load(raw_input)
+        except yaml.YAMLError:
+            inp = raw_input
+    errored = bool(rec.get("composite_errored"))
+    return CaseView(case_id=case_id, status="errored" if errored else "ok",
+                   composite=rec.get("composite"), judges=judges, latency_s=run_number(latency),
+                   cost_usd=run_number(cost), tokens=run_number(tokens),
+                   output=_text(case_dir / "stdout.log"), input=inp,
+                   reason="no judge could score it" if errored else None)
