@@ -43,7 +43,8 @@ class CachedRunner:
         spec = self.inner.cache_spec(request)  # type: ignore[attr-defined]
         return call_key(kind="runner", provider=spec["provider"], endpoint=spec["endpoint"],
                         model=spec["model"], request=spec["request"],
-                        replication=request.replication), spec
+                        replication=request.replication, private=spec["private"],
+                        secret=self.cache.identity_secret), spec
 
     def run(self, request: RunRequest) -> RunResult:
         """The stored result, or the inner call (stored when it succeeded)."""

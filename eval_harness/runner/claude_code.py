@@ -32,6 +32,9 @@ from eval_harness.runner.process import ProcessGroup
 from eval_harness.runner.stream_json import trace_from_stream
 from eval_harness.runner.workspace import copy_case_files, modified_files, snapshot
 
+#: inherited variables that choose claude's account or back end (in the cache key, hashed)
+ACCOUNT_ENV_PREFIXES = ("ANTHROPIC_", "CLAUDE_CODE_")
+
 
 class ClaudeCodeRunner:
     """Headless Claude Code."""
@@ -71,19 +74,29 @@ class ClaudeCodeRunner:
     def cache_spec(self, request: RunRequest) -> dict[str, Any]:
         """What identifies this cell's run for the model-call cache: the argv (the prompt
         in it), and the environment the agent is given beyond the inherited one, secrets
-        masked (a rotated key is the same call)."""
+        masked; and, as keyed hashes (eval_harness.cache.keys), the raw argv, that
+        environment unmasked and the inherited ``ANTHROPIC_*`` / ``CLAUDE_CODE_*``
+        variables (key, base URL, back end: they select the account)."""
+        import json
+
         from eval_harness.config.masking import mask_argv
         from eval_harness.redact import MASK, redact
 
         secrets = set(request.secrets)
+        argv = self.build_argv(request)
         env = {**self.config.execution.env, **context_env(request)}
         if request.subagent_model is not None:
             env["CLAUDE_CODE_SUBAGENT_MODEL"] = str(request.subagent_model)
+        private = {f"env:{k}": v for k, v in os.environ.items()
+                   if k.startswith(ACCOUNT_ENV_PREFIXES)}
+        private.update({f"env:{k}": v for k, v in env.items()})
+        private["argv"] = json.dumps(argv)
         return {"provider": "claude-code", "endpoint": "claude-code",
                 "model": str(request.model),
-                "request": {"argv": mask_argv(self.build_argv(request), list(secrets)),
+                "request": {"argv": mask_argv(argv, list(secrets)),
                             "env": {k: MASK if v in secrets else redact(v)
-                                    for k, v in sorted(env.items())}}}
+                                    for k, v in sorted(env.items())}},
+                "private": private}
 
     def run(self, request: RunRequest) -> RunResult:
         """Run claude; parse its JSON result."""

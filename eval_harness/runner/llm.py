@@ -50,7 +50,8 @@ def user_message(config: EvalConfig, request: RunRequest) -> str:
 
 @dataclass(frozen=True)
 class Call:
-    """One request as it will be sent (the cache key is built from all but the headers)."""
+    """One request as it will be sent (all of it is in the cache key; the headers as
+    keyed hashes: eval_harness.cache.keys)."""
 
     provider: str
     url: str
@@ -76,10 +77,12 @@ class _LlmRunner:
         raise NotImplementedError
 
     def cache_spec(self, request: RunRequest) -> dict[str, Any]:
-        """What identifies this cell's call for the model-call cache (no headers)."""
+        """What identifies this cell's call for the model-call cache: the URL and body, and
+        every header as sent (the key, ``runner.headers``) as a keyed hash."""
         call = self.build(request)
         return {"provider": call.provider, "endpoint": call.url, "model": str(request.model),
-                "request": call.body}
+                "request": call.body,
+                "private": {f"header:{k.lower()}": v for k, v in call.headers.items()}}
 
     def run(self, request: RunRequest) -> RunResult:
         """One call."""
