@@ -71,6 +71,15 @@ class ClaudeCodeRunner:
             argv += agent_flags(runner, request.case_dir)
         return argv + list(runner.extra_args if runner else [])
 
+    def reply_bound(self, request: RunRequest) -> tuple[float, None] | None:
+        """(``max_budget_usd``, no token limit) for the spend cap (runner/budget.py): the
+        budget Claude Code enforces itself; None without one (the cost is unbounded)."""
+        runner = self.config.runner
+        budget = runner.max_budget_usd if runner else None
+        if budget is None:
+            budget = self.config.execution.max_budget_usd
+        return (float(budget), None) if budget is not None else None
+
     def cache_spec(self, request: RunRequest) -> dict[str, Any]:
         """What identifies this cell's run for the model-call cache: the argv (the prompt
         in it), and the environment the agent is given beyond the inherited one, secrets
