@@ -36,6 +36,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from eval_harness.childenv import child_env
+
 MARKER = "<!-- factorial-eval-harness:{id} -->"
 #: GitHub rejects comment bodies over 65,536 characters
 MAX_COMMENT = 65_000
@@ -102,7 +104,8 @@ def cmd_run(a: argparse.Namespace) -> int:
     """Run orchestrate, write the summary, the comment body and the exit code."""
     argv = orchestrate_argv(a)
     print("+ orchestrate " + shlex.join(argv[3:]), flush=True)
-    code = subprocess.run(argv, check=False).returncode
+    # orchestrate and all it starts (agents, hooks, user code) never see the step files
+    code = subprocess.run(argv, check=False, env=child_env()).returncode
     out = Path(a.output)
     out.mkdir(parents=True, exist_ok=True)
     gh_out = a.github_output or _env("GITHUB_OUTPUT")

@@ -23,6 +23,7 @@ import os
 import shlex
 from typing import Any
 
+from eval_harness.childenv import child_env
 from eval_harness.config.models import EvalConfig
 from eval_harness.runner.base import RunRequest, RunResult, register, tee_prefix
 from eval_harness.runner.claude_settings import agent_flags, stage_agent_files
@@ -120,7 +121,7 @@ class ClaudeCodeRunner:
             copy_case_files(workspace, request.case_files, cfg.dataset.workspace.files)
         before = snapshot(workspace)
         argv = self.build_argv(request)
-        env = {**os.environ, **cfg.execution.env, **context_env(request)}
+        env = child_env(cfg.execution.env, context_env(request))
         if request.subagent_model is not None:
             env["CLAUDE_CODE_SUBAGENT_MODEL"] = str(request.subagent_model)
         outcome = self.procs.run(

@@ -32,6 +32,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from eval_harness.childenv import child_env
 from eval_harness.config.models import EvalConfig
 from eval_harness.config.templates import render_arguments, render_braces, render_value
 from eval_harness.runner.base import (
@@ -183,7 +184,7 @@ class CliRunner:
         self.procs = ProcessGroup()
         # pre-encoded once: Popen would otherwise fsencode every variable for every cell
         self.base_env = {os.fsencode(k): os.fsencode(v)
-                         for k, v in {**os.environ, **config.execution.env}.items()}
+                         for k, v in child_env(config.execution.env).items()}
         # the same as b"K=V" entries, minus the per-cell EVAL_* keys (merged per cell)
         self._base_list = [k + b"=" + v for k, v in self.base_env.items()
                            if k not in _CONTEXT_KEYS]

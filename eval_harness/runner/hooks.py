@@ -26,6 +26,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from eval_harness.childenv import child_env
 from eval_harness.config.aeh_blocks import HookEntry
 from eval_harness.errors import UsageError
 from eval_harness.runner.base import RunRequest, RunResult
@@ -45,7 +46,8 @@ def _run_one(entry: HookEntry, env: Mapping[str, str], cwd: Path, log: Path) -> 
     """None on success, else what went wrong."""
     if entry.condition:
         try:
-            test = subprocess.run(["bash", "-c", entry.condition], env=dict(env), cwd=cwd,
+            test = subprocess.run(["bash", "-c", entry.condition], env=child_env(env, base={}),
+                                  cwd=cwd,
                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                   timeout=30, check=False)
         except subprocess.TimeoutExpired:
@@ -54,7 +56,8 @@ def _run_one(entry: HookEntry, env: Mapping[str, str], cwd: Path, log: Path) -> 
             return None
     log.parent.mkdir(parents=True, exist_ok=True)
     with open(log, "wb") as out:
-        proc = subprocess.Popen(["bash", "-c", entry.command], env=dict(env), cwd=cwd,
+        proc = subprocess.Popen(["bash", "-c", entry.command], env=child_env(env, base={}),
+                                cwd=cwd,
                                 stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
         try:
             code = proc.wait(timeout=entry.timeout)
@@ -84,10 +87,10 @@ def run_phase(entries: Sequence[HookEntry], phase: str, env: Mapping[str, str], 
 
 def base_env(config_path: Path, eval_dir: Path, name: str, model: Any) -> dict[str, str]:
     """The variables every hook sees."""
-    return {**os.environ, "AGENT_EVAL_WORKSPACE": str(eval_dir.resolve()),
-            "AGENT_EVAL_RUN_ID": name, "AGENT_EVAL_CONFIG": str(config_path),
-            "AGENT_EVAL_PROJECT_ROOT": str(Path.cwd()),
-            "AGENT_EVAL_MODEL": "" if model is None else str(model)}
+    return child_env({"AGENT_EVAL_WORKSPACE": str(eval_dir.resolve()),
+                      "AGENT_EVAL_RUN_ID": name, "AGENT_EVAL_CONFIG": str(config_path),
+                      "AGENT_EVAL_PROJECT_ROOT": str(Path.cwd()),
+                      "AGENT_EVAL_MODEL": "" if model is None else str(model)})
 
 
 def run_global(phase: str, exp: Any, eval_dir: Path) -> None:

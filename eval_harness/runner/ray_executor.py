@@ -43,6 +43,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from eval_harness.childenv import scrub_process
 from eval_harness.config.models import EvalConfig
 from eval_harness.errors import UsageError
 from eval_harness.runner.base import Runner, RunRequest, RunResult, build_runner
@@ -217,6 +218,7 @@ def _run_cells(configs: dict[str, Any], cells: list[tuple[Any, ...]]
     """The Ray task: the cells of one batch, one after the other (see :class:`~eval_harness.runner.ray_batcher.Batcher`).
     ``configs``: each config the batch uses once, by key; a cell is ``(key, request
     fields, config_dir, case files)``."""
+    scrub_process()  # the cluster may have been started with the CI step files around
     out = []
     with _task_scratch() as scratch:
         for key, *args in cells:
