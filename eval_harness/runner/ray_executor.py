@@ -46,6 +46,7 @@ from typing import Any
 from eval_harness.childenv import scrub_process
 from eval_harness.config.models import EvalConfig
 from eval_harness.errors import UsageError
+from eval_harness.redact import redact_bytes
 from eval_harness.runner.base import Runner, RunRequest, RunResult, build_runner
 from eval_harness.runner.ray_batcher import Batcher
 
@@ -272,6 +273,10 @@ class RayCellRunner:
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
             return RunResult(failure="transient",
                              reason=f"ray: {type(exc).__name__}: {first}"[:300])
+        # the worker knows none of the secrets registered here: mask its logs now, as a
+        # local cell's are (runner/process.py)
+        files = {rel: redact_bytes(data) if rel.endswith(".log") else data
+                 for rel, data in files.items()}
         _lay_out(Path(os.path.abspath(request.case_dir)), files)
         return result  # type: ignore[no-any-return]
 
