@@ -74,7 +74,7 @@ def _forward_stderr(stream: Any) -> None:
 
 class _Child:
     def __init__(self) -> None:
-        from eval_harness.childenv import child_env
+        from eval_harness._util.child_env import child_env
 
         env = child_env()
         env["PYTHONPATH"] = os.pathsep.join(

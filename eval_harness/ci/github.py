@@ -36,7 +36,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from eval_harness.childenv import child_env
+from eval_harness._util.child_env import child_env
 
 MARKER = "<!-- factorial-eval-harness:{id} -->"
 #: GitHub rejects comment bodies over 65,536 characters

@@ -23,7 +23,7 @@ import os
 import shlex
 from typing import Any
 
-from eval_harness.childenv import child_env
+from eval_harness._util.child_env import child_env
 from eval_harness.config.models import EvalConfig
 from eval_harness.runner.base import RunRequest, RunResult, register, tee_prefix
 from eval_harness.runner.claude_settings import agent_flags, stage_agent_files

@@ -32,7 +32,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from eval_harness.childenv import child_env
+from eval_harness._util.child_env import child_env
 from eval_harness.config.models import EvalConfig
 from eval_harness.config.templates import render_arguments, render_braces, render_value
 from eval_harness.runner.base import (

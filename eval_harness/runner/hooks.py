@@ -27,7 +27,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from eval_harness.childenv import child_env
+from eval_harness._util.child_env import child_env
 from eval_harness.config.aeh_blocks import HookEntry
 from eval_harness.errors import UsageError
 from eval_harness.redact import redact_file

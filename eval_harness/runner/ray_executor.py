@@ -43,7 +43,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-from eval_harness.childenv import scrub_process
+from eval_harness._util.child_env import scrub_process
 from eval_harness.config.models import EvalConfig
 from eval_harness.errors import UsageError
 from eval_harness.redact import redact_bytes
