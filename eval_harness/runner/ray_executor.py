@@ -249,6 +249,12 @@ class RayCellRunner:
         check = getattr(self._local, "preflight", None)
         return check(config_dir) if callable(check) else None
 
+    def reply_bound(self, request: RunRequest) -> Any:
+        """The local runner's spend-cap bound (runner/budget.py): the same call, elsewhere."""
+        self._local = self._local or build_runner(self.config)
+        bound = getattr(self._local, "reply_bound", None)
+        return bound(request) if callable(bound) else None
+
     def run(self, request: RunRequest) -> RunResult:
         """Submit the cell, wait for it, write what it produced; never raise."""
         ray = self._ex.ray
