@@ -74,7 +74,9 @@ def _forward_stderr(stream: Any) -> None:
 
 class _Child:
     def __init__(self) -> None:
-        env = dict(os.environ)
+        from eval_harness._util.child_env import child_env
+
+        env = child_env()
         env["PYTHONPATH"] = os.pathsep.join(
             p for p in (_PACKAGE_ROOT, env.get("PYTHONPATH", "")) if p)
         self.proc = subprocess.Popen(

@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from eval_harness.cache.keys import identity_secret
 from eval_harness.redact import redact
 
 FILE_NAME = "calls.sqlite3"
@@ -118,6 +119,8 @@ class CallCache:
         self._lock = threading.Lock()
         self._conns: list[sqlite3.Connection] = []
         directory.mkdir(parents=True, exist_ok=True)
+        #: the HMAC key of credentials in call keys (eval_harness.cache.keys)
+        self.identity_secret = identity_secret(directory)
         conn = self._conn()
         with self._lock:
             _patiently(lambda: _create_schema(conn))

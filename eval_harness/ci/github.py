@@ -12,8 +12,12 @@ shard only with ``--shard``; or ``--analyze-only`` over downloaded runs), then w
   comment and upload the artifacts before its last step fails the job on that code.
 
 ``python -m eval_harness.ci.github comment --body FILE`` posts the body on the pull request
-of ``$GITHUB_EVENT_PATH`` with ``gh api``, or edits the comment that already carries the
-same marker. Outside a pull request it does nothing. Options default to ``EH_*``
+of ``$GITHUB_EVENT_PATH`` through the REST API (``$GITHUB_API_URL``, token ``$GH_TOKEN`` or
+``$GITHUB_TOKEN``), or edits the comment that carries the same marker **and was written by
+the token's own identity** (``GET /user``; an Actions token, which cannot read it, is
+``github-actions[bot]``): a comment anyone else wrote with our marker is never touched.
+Where editing is refused (403/404/422) a new comment is posted; where posting is refused
+too (a fork's read-only token) it warns and exits 0. Outside a pull request it does nothing. Options default to ``EH_*``
 environment variables, which is how the Action passes its inputs (never interpolated into
 shell text).
 """
@@ -26,8 +30,13 @@ import os
 import shlex
 import subprocess
 import sys
+import urllib.error
+import urllib.request
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
+
+from eval_harness._util.child_env import child_env
 
 MARKER = "<!-- factorial-eval-harness:{id} -->"
 #: GitHub rejects comment bodies over 65,536 characters
@@ -95,7 +104,8 @@ def cmd_run(a: argparse.Namespace) -> int:
     """Run orchestrate, write the summary, the comment body and the exit code."""
     argv = orchestrate_argv(a)
     print("+ orchestrate " + shlex.join(argv[3:]), flush=True)
-    code = subprocess.run(argv, check=False).returncode
+    # orchestrate and all it starts (agents, hooks, user code) never see the step files
+    code = subprocess.run(argv, check=False, env=child_env()).returncode
     out = Path(a.output)
     out.mkdir(parents=True, exist_ok=True)
     gh_out = a.github_output or _env("GITHUB_OUTPUT")
@@ -122,11 +132,79 @@ def _marker_default(a: argparse.Namespace) -> str:
     return Path(a.config).stem if a.config else Path(a.analyze_only or "eval").name
 
 
-def _gh(args: Sequence[str]) -> str:
-    done = subprocess.run(["gh", *args], check=False, capture_output=True, text=True)
-    if done.returncode:
-        raise SystemExit(f"error: gh {' '.join(args[:3])} failed: {done.stderr.strip()[:300]}")
-    return done.stdout
+#: who an Actions token (GITHUB_TOKEN) comments as; it cannot read ``GET /user``
+ACTIONS_BOT = "github-actions[bot]"
+
+
+class ApiError(Exception):
+    """A GitHub API call that failed (``status`` None: no HTTP answer)."""
+
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:  # the token stays here
+        return None
+
+
+def _api(method: str, path: str, payload: Any = None) -> Any:
+    """One REST call (JSON in and out) with the job's token; redirects are refused."""
+    base = (_env("GITHUB_API_URL") or "https://api.github.com").rstrip("/")
+    token = _env("GH_TOKEN") or _env("GITHUB_TOKEN")
+    headers = {"Accept": "application/vnd.github+json", "X-GitHub-Api-Version": "2022-11-28",
+               "User-Agent": "factorial-eval-harness"}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    data = None
+    if payload is not None:
+        data = json.dumps(payload).encode("utf-8")
+        headers["Content-Type"] = "application/json"
+    request = urllib.request.Request(base + path, data=data, headers=headers, method=method)
+    opener = urllib.request.build_opener(_NoRedirect)
+    try:
+        with opener.open(request, timeout=60) as reply:
+            text = reply.read(32 * 1024 * 1024).decode("utf-8", "replace")
+    except urllib.error.HTTPError as exc:
+        raise ApiError(f"{method} {path}: HTTP {exc.code}", exc.code) from None
+    except (OSError, ValueError) as exc:
+        raise ApiError(f"{method} {path}: {type(exc).__name__}") from None
+    try:
+        return json.loads(text) if text.strip() else None
+    except ValueError:
+        raise ApiError(f"{method} {path}: the reply is not JSON") from None
+
+
+def token_login() -> str | None:
+    """The login the token comments as: ``GET /user``; an Actions token (403 there, under
+    ``GITHUB_ACTIONS=true``) is ``github-actions[bot]``; None when unknown."""
+    try:
+        user = _api("GET", "/user")
+    except ApiError as exc:
+        if exc.status in (401, 403) and _env("GITHUB_ACTIONS") == "true":
+            return ACTIONS_BOT
+        return None
+    login = user.get("login") if isinstance(user, dict) else None
+    return login if isinstance(login, str) and login else None
+
+
+def own_comment(repo: str, pr: int, marker: str, login: str) -> int | None:
+    """The id of the first comment on ``repo#pr`` that starts with ``marker`` and was
+    written by ``login`` (every page read)."""
+    for page in range(1, 101):
+        found = _api("GET", f"/repos/{repo}/issues/{pr}/comments?per_page=100&page={page}")
+        if not isinstance(found, list):
+            return None
+        for c in found:
+            user = c.get("user") if isinstance(c, dict) else None
+            body = c.get("body") if isinstance(c, dict) else None
+            if (isinstance(user, dict) and user.get("login") == login and isinstance(body, str)
+                    and body.startswith(marker) and isinstance(c.get("id"), int)):
+                return int(c["id"])
+        if len(found) < 100:
+            return None
+    return None
 
 
 def pull_request_number(event_path: str) -> int | None:
@@ -141,7 +219,7 @@ def pull_request_number(event_path: str) -> int | None:
 
 
 def cmd_comment(a: argparse.Namespace) -> int:
-    """Create the PR comment, or edit the one carrying the same marker."""
+    """Edit our own comment carrying the marker, or create one (module doc)."""
     body = Path(a.body).read_text(encoding="utf-8")
     marker = body.splitlines()[0] if body.startswith("<!--") else None
     repo = a.repo or _env("GITHUB_REPOSITORY")
@@ -149,18 +227,29 @@ def cmd_comment(a: argparse.Namespace) -> int:
     if pr is None or not repo:
         print("not a pull request: no comment posted")
         return 0
-    ids: list[str] = []
-    if marker:
-        query = f".[] | select(.body | startswith({json.dumps(marker)})) | .id"
-        ids = _gh(["api", "--paginate", f"repos/{repo}/issues/{pr}/comments",
-                   "--jq", query]).split()
-    if ids:
-        _gh(["api", "-X", "PATCH", f"repos/{repo}/issues/comments/{ids[0]}",
-             "-F", f"body=@{a.body}"])
-        print(f"updated comment {ids[0]} on {repo}#{pr}")
-    else:
-        _gh(["api", "-X", "POST", f"repos/{repo}/issues/{pr}/comments", "-F", f"body=@{a.body}"])
+    try:
+        login = token_login() if marker else None
+        cid = own_comment(repo, pr, marker, login) if marker and login else None
+        if cid is not None:
+            try:
+                _api("PATCH", f"/repos/{repo}/issues/comments/{cid}", {"body": body})
+                print(f"updated comment {cid} on {repo}#{pr}")
+                return 0
+            except ApiError as exc:
+                if exc.status not in (403, 404, 422):
+                    raise
+                print(f"cannot edit comment {cid} ({exc}): posting a new one")
+        try:
+            _api("POST", f"/repos/{repo}/issues/{pr}/comments", {"body": body})
+        except ApiError as exc:
+            if exc.status not in (401, 403, 404):
+                raise
+            print(f"::warning::no pull-request comment: the token may not comment on "
+                  f"{repo}#{pr} ({exc}); the report is in the job summary")
+            return 0
         print(f"commented on {repo}#{pr}")
+    except ApiError as exc:
+        raise SystemExit(f"error: GitHub API: {exc}") from None
     return 0
 
 
@@ -179,7 +268,7 @@ def parser() -> argparse.ArgumentParser:
     r.add_argument("--marker", default=_env("EH_COMMENT_ID"), help="comment marker id")
     r.add_argument("--summary", default="", help="file to append the summary to")
     r.add_argument("--github-output", default="", help="file for step outputs")
-    c = sub.add_parser("comment", help="post or update the PR comment (gh api)")
+    c = sub.add_parser("comment", help="post or update the PR comment (GitHub REST API)")
     c.add_argument("--body", default=os.path.join(_env("EH_OUTPUT", "eval-report"), "comment.md"))
     c.add_argument("--repo", default="")
     c.add_argument("--pr", type=int, default=None)

@@ -43,7 +43,16 @@ class CachedRunner:
         spec = self.inner.cache_spec(request)  # type: ignore[attr-defined]
         return call_key(kind="runner", provider=spec["provider"], endpoint=spec["endpoint"],
                         model=spec["model"], request=spec["request"],
-                        replication=request.replication), spec
+                        replication=request.replication, private=spec["private"],
+                        secret=self.cache.identity_secret), spec
+
+    def reply_bound(self, request: RunRequest) -> tuple[float, int | None] | None:
+        """The inner runner's bound for the spend cap; a stored reply costs nothing."""
+        inner = getattr(self.inner, "reply_bound", None)
+        bound = inner(request) if callable(inner) else None
+        if not self.cache.refresh and self.cache.peek(self.key(request)[0]) is not None:
+            return 0.0, bound[1] if bound is not None else None
+        return bound
 
     def run(self, request: RunRequest) -> RunResult:
         """The stored result, or the inner call (stored when it succeeded)."""

@@ -23,6 +23,7 @@ import os
 import shlex
 from typing import Any
 
+from eval_harness._util.child_env import child_env
 from eval_harness.config.models import EvalConfig
 from eval_harness.runner.base import RunRequest, RunResult, register, tee_prefix
 from eval_harness.runner.claude_settings import agent_flags, stage_agent_files
@@ -31,6 +32,9 @@ from eval_harness.runner.llm import user_message
 from eval_harness.runner.process import ProcessGroup
 from eval_harness.runner.stream_json import trace_from_stream
 from eval_harness.runner.workspace import copy_case_files, modified_files, snapshot
+
+#: inherited variables that choose claude's account or back end (in the cache key, hashed)
+ACCOUNT_ENV_PREFIXES = ("ANTHROPIC_", "CLAUDE_CODE_")
 
 
 class ClaudeCodeRunner:
@@ -68,22 +72,41 @@ class ClaudeCodeRunner:
             argv += agent_flags(runner, request.case_dir)
         return argv + list(runner.extra_args if runner else [])
 
+    def reply_bound(self, request: RunRequest) -> tuple[float, None] | None:
+        """(``max_budget_usd``, no token limit) for the spend cap (runner/budget.py): the
+        budget Claude Code enforces itself; None without one (the cost is unbounded)."""
+        runner = self.config.runner
+        budget = runner.max_budget_usd if runner else None
+        if budget is None:
+            budget = self.config.execution.max_budget_usd
+        return (float(budget), None) if budget is not None else None
+
     def cache_spec(self, request: RunRequest) -> dict[str, Any]:
         """What identifies this cell's run for the model-call cache: the argv (the prompt
         in it), and the environment the agent is given beyond the inherited one, secrets
-        masked (a rotated key is the same call)."""
+        masked; and, as keyed hashes (eval_harness.cache.keys), the raw argv, that
+        environment unmasked and the inherited ``ANTHROPIC_*`` / ``CLAUDE_CODE_*``
+        variables (key, base URL, back end: they select the account)."""
+        import json
+
         from eval_harness.config.masking import mask_argv
         from eval_harness.redact import MASK, redact
 
         secrets = set(request.secrets)
+        argv = self.build_argv(request)
         env = {**self.config.execution.env, **context_env(request)}
         if request.subagent_model is not None:
             env["CLAUDE_CODE_SUBAGENT_MODEL"] = str(request.subagent_model)
+        private = {f"env:{k}": v for k, v in os.environ.items()
+                   if k.startswith(ACCOUNT_ENV_PREFIXES)}
+        private.update({f"env:{k}": v for k, v in env.items()})
+        private["argv"] = json.dumps(argv)
         return {"provider": "claude-code", "endpoint": "claude-code",
                 "model": str(request.model),
-                "request": {"argv": mask_argv(self.build_argv(request), list(secrets)),
+                "request": {"argv": mask_argv(argv, list(secrets)),
                             "env": {k: MASK if v in secrets else redact(v)
-                                    for k, v in sorted(env.items())}}}
+                                    for k, v in sorted(env.items())}},
+                "private": private}
 
     def run(self, request: RunRequest) -> RunResult:
         """Run claude; parse its JSON result."""
@@ -98,7 +121,7 @@ class ClaudeCodeRunner:
             copy_case_files(workspace, request.case_files, cfg.dataset.workspace.files)
         before = snapshot(workspace)
         argv = self.build_argv(request)
-        env = {**os.environ, **cfg.execution.env, **context_env(request)}
+        env = child_env(cfg.execution.env, context_env(request))
         if request.subagent_model is not None:
             env["CLAUDE_CODE_SUBAGENT_MODEL"] = str(request.subagent_model)
         outcome = self.procs.run(

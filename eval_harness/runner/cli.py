@@ -31,6 +31,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from eval_harness._util.child_env import child_env
 from eval_harness._util.untrusted_json import loads_reply
 from eval_harness.config.models import EvalConfig
 from eval_harness.config.templates import (
@@ -185,7 +186,7 @@ class CliRunner:
         self.procs = ProcessGroup()
         # pre-encoded once: Popen would otherwise fsencode every variable for every cell
         self.base_env = {os.fsencode(k): os.fsencode(v)
-                         for k, v in {**os.environ, **config.execution.env}.items()}
+                         for k, v in child_env(config.execution.env).items()}
         # the same as b"K=V" entries, minus the per-cell EVAL_* keys (merged per cell)
         self._base_list = [k + b"=" + v for k, v in self.base_env.items()
                            if k not in _CONTEXT_KEYS]

@@ -25,6 +25,7 @@ API::
 
 from __future__ import annotations
 
+import json
 import os
 import threading
 import time
@@ -43,7 +44,12 @@ from eval_harness.matrix.builder import Condition
 from eval_harness.matrix.experiment import Experiment
 from eval_harness.retrying import CURRENT_STOP
 from eval_harness.runner.base import FATAL_FAILURES, Runner, RunRequest
-from eval_harness.runner.budget import SpendTracker, cell_costs, check_cell_limits
+from eval_harness.runner.budget import (
+    SpendTracker,
+    cell_costs,
+    cell_worst_case,
+    check_cell_limits,
+)
 from eval_harness.runner.cached import with_cache
 from eval_harness.runner.cell import Backoff, call_with_retries, finish_cell_data
 from eval_harness.runner.limiter import Limiters, with_limiter
@@ -332,30 +338,31 @@ class Engine:
         """Pull cells until the queue is empty or the engine stops; account under the lock."""
         CURRENT_STOP.set(self._stop)  # judge retries in this thread stop on the abort too
         while not self._stop.is_set() and self.aborted != "budget":
-            if not self.spend.launch(self._stop):
-                with self._lock:
-                    if self._queue and not self._stop.is_set():
-                        self.aborted = self.aborted or "budget"
-                return
             with self._lock:
                 cell = self._queue.popleft() if self._queue else None
             if cell is None:
-                self.spend.cancel()
+                return
+            held = self.spend.launch(self._stop, self._worst_case(cell))
+            if held is None:  # no room under the cap for this cell's worst case
+                with self._lock:
+                    self._queue.appendleft(cell)
+                    if not self._stop.is_set():
+                        self.aborted = self.aborted or "budget"
                 return
             try:
                 out = self.run_cell(cell)
             except BaseException as exc:  # a bug or a full disk: stop everything, re-raise
-                self.spend.cancel()
+                self.spend.cancel(held)
                 with self._lock:
                     self._crash = self._crash or exc
                 self._stop.set()
                 return
             rec = out.record
             if rec is None:
-                self.spend.cancel()
+                self.spend.cancel(held)
                 continue
             paid, saved = cell_costs(rec)  # runner + judges; cache hits are saved, not spent
-            self.spend.settle(paid, saved)
+            self.spend.settle(paid, saved, held)
             status, cid, rep = rec["status"], rec["condition_id"], rec["replication"]
             entry = Entry(status, rec["config_digest"], rec["finished_at"] or "",
                           self.run_dirs[(cid, rep)].path, rec.get("case_hash") or "",
@@ -368,6 +375,21 @@ class Engine:
                 summary.spend_usd += paid or 0.0
                 self.index.add(cid, rep, rec["case_id"], entry)
                 progress.advance(errored=status == "errored", cost=paid)
+
+    def _worst_case(self, cell: Cell) -> float | None:
+        """The most ``cell`` can add to the spend (runner/budget.py), None when unknown
+        or when there is no cap."""
+        if self.spend.cap is None:
+            return None
+        try:
+            request = self._request(cell, self.run_dirs[(cell.condition.condition_id,
+                                                         cell.replication)])
+            case_bytes = len(json.dumps([request.input, cell.case.expected],
+                                        default=str).encode("utf-8"))
+            return cell_worst_case(self.runner_for(cell.condition.condition_id), request,
+                                   case_bytes)
+        except Exception:  # e.g. a template error: the cell will say so; run it alone
+            return None
 
     def execute(self) -> EngineSummary:
         """Plan and run; raise QuotaExhausted / KeyboardInterrupt after cleaning up.

@@ -5,7 +5,8 @@ nothing run), ``before_each`` / ``after_each`` (around each cell's call, in the 
 workspace), ``before_scoring`` (after the call, before the cell's judges), ``after_all``
 (once, after the last cell, also after a failure). Each hook runs as ``bash -c COMMAND``
 with its ``timeout`` (then TERM, then KILL of its process group); its output goes to
-``<runs>/<eval>/hooks/<phase>[.<case>].<i>.log``. ``condition`` is a shell test: the hook
+``<runs>/<eval>/hooks/<phase>[.<case>].<i>.log``. The log passes through the secret mask when the hook ends, as
+the agent's logs do (``eval_harness.redact``). ``condition`` is a shell test: the hook
 runs when it exits 0. ``on_failure: fail`` (the default) makes a failed ``before_each`` or
 ``before_scoring`` hook an errored cell (with the reason), never a score; ``after_*``
 failures are logged and never fail anything, as there.
@@ -26,8 +27,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from eval_harness._util.child_env import child_env
 from eval_harness.config.blocks import HookEntry
 from eval_harness.errors import UsageError
+from eval_harness.redact import redact_file
 from eval_harness.runner.base import RunRequest, RunResult
 
 GRACE_S = 5.0
@@ -45,7 +48,8 @@ def _run_one(entry: HookEntry, env: Mapping[str, str], cwd: Path, log: Path) -> 
     """None on success, else what went wrong."""
     if entry.condition:
         try:
-            test = subprocess.run(["bash", "-c", entry.condition], env=dict(env), cwd=cwd,
+            test = subprocess.run(["bash", "-c", entry.condition], env=child_env(env, base={}),
+                                  cwd=cwd,
                                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                   timeout=30, check=False)
         except subprocess.TimeoutExpired:
@@ -53,20 +57,24 @@ def _run_one(entry: HookEntry, env: Mapping[str, str], cwd: Path, log: Path) -> 
         if test.returncode != 0:
             return None
     log.parent.mkdir(parents=True, exist_ok=True)
-    with open(log, "wb") as out:
-        proc = subprocess.Popen(["bash", "-c", entry.command], env=dict(env), cwd=cwd,
-                                stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
-        try:
-            code = proc.wait(timeout=entry.timeout)
-        except subprocess.TimeoutExpired:
-            for sig, wait in ((signal.SIGTERM, GRACE_S), (signal.SIGKILL, None)):
-                try:
-                    os.killpg(proc.pid, sig)
-                    proc.wait(timeout=wait)
-                    break
-                except (subprocess.TimeoutExpired, ProcessLookupError):
-                    continue
-            return f"timed out after {entry.timeout}s"
+    try:
+        with open(log, "wb") as out:
+            proc = subprocess.Popen(["bash", "-c", entry.command], env=child_env(env, base={}),
+                                    cwd=cwd,
+                                    stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
+            try:
+                code = proc.wait(timeout=entry.timeout)
+            except subprocess.TimeoutExpired:
+                for sig, wait in ((signal.SIGTERM, GRACE_S), (signal.SIGKILL, None)):
+                    try:
+                        os.killpg(proc.pid, sig)
+                        proc.wait(timeout=wait)
+                        break
+                    except (subprocess.TimeoutExpired, ProcessLookupError):
+                        continue
+                return f"timed out after {entry.timeout}s"
+    finally:  # the same secret mask as the agent's own logs (eval_harness.redact)
+        redact_file(log)
     return None if code == 0 else f"exit code {code}"
 
 
@@ -84,10 +92,10 @@ def run_phase(entries: Sequence[HookEntry], phase: str, env: Mapping[str, str], 
 
 def base_env(config_path: Path, eval_dir: Path, name: str, model: Any) -> dict[str, str]:
     """The variables every hook sees."""
-    return {**os.environ, "AGENT_EVAL_WORKSPACE": str(eval_dir.resolve()),
-            "AGENT_EVAL_RUN_ID": name, "AGENT_EVAL_CONFIG": str(config_path),
-            "AGENT_EVAL_PROJECT_ROOT": str(Path.cwd()),
-            "AGENT_EVAL_MODEL": "" if model is None else str(model)}
+    return child_env({"AGENT_EVAL_WORKSPACE": str(eval_dir.resolve()),
+                      "AGENT_EVAL_RUN_ID": name, "AGENT_EVAL_CONFIG": str(config_path),
+                      "AGENT_EVAL_PROJECT_ROOT": str(Path.cwd()),
+                      "AGENT_EVAL_MODEL": "" if model is None else str(model)})
 
 
 def run_global(phase: str, exp: Any, eval_dir: Path) -> None:

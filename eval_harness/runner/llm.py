@@ -29,6 +29,8 @@ from eval_harness.runner.httpcall import post_json
 from eval_harness.trace.model import build_trace
 
 THINKING_BUDGET = {"low": 1024, "medium": 4096, "high": 16384}
+#: input tokens a provider may add to a request's own (spend cap worst case)
+FRAMING_TOKENS = 1024
 
 
 def user_message(config: EvalConfig, request: RunRequest) -> str:
@@ -50,7 +52,8 @@ def user_message(config: EvalConfig, request: RunRequest) -> str:
 
 @dataclass(frozen=True)
 class Call:
-    """One request as it will be sent (the cache key is built from all but the headers)."""
+    """One request as it will be sent (all of it is in the cache key; the headers as
+    keyed hashes: eval_harness.cache.keys)."""
 
     provider: str
     url: str
@@ -76,10 +79,34 @@ class _LlmRunner:
         raise NotImplementedError
 
     def cache_spec(self, request: RunRequest) -> dict[str, Any]:
-        """What identifies this cell's call for the model-call cache (no headers)."""
+        """What identifies this cell's call for the model-call cache: the URL and body, and
+        every header as sent (the key, ``runner.headers``) as a keyed hash."""
         call = self.build(request)
         return {"provider": call.provider, "endpoint": call.url, "model": str(request.model),
-                "request": call.body}
+                "request": call.body,
+                "private": {f"header:{k.lower()}": v for k, v in call.headers.items()}}
+
+    def reply_bound(self, request: RunRequest) -> tuple[float, int] | None:
+        """(the most this cell's call can cost in USD, its reply token limit) for the
+        spend cap (runner/budget.py): the body's bytes as input tokens (a token is at least
+        a byte) and ``max_tokens`` (with the thinking budget) out, at the model's price
+        (0 without one: its cost counts 0); None when the reply has no token limit.
+        :data:`FRAMING_TOKENS` more input tokens cover what the provider adds (chat
+        template, the tool-use system prompt)."""
+        from eval_harness.pricing.table import resolve_rates
+        from eval_harness.runner.budget import call_worst
+
+        call = self.build(request)
+        out = call.body.get("max_tokens")
+        if not isinstance(out, int) or isinstance(out, bool):
+            return None
+        runner = self.config.runner
+        found = resolve_rates(request.model, self.config.pricing,
+                              runner.pricing if runner else None)
+        if found is None:
+            return 0.0, out
+        size = len(json.dumps(call.body, default=str).encode("utf-8")) + FRAMING_TOKENS
+        return call_worst(found[0], size, out), out
 
     def run(self, request: RunRequest) -> RunResult:
         """One call."""

@@ -43,9 +43,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from eval_harness._util.child_env import scrub_process
 from eval_harness._util.procs import pid_alive
 from eval_harness.config.models import EvalConfig
 from eval_harness.errors import UsageError
+from eval_harness.redact import redact_bytes
 from eval_harness.runner.base import Runner, RunRequest, RunResult
 from eval_harness.runner.ray_batcher import Batcher
 from eval_harness.runner.registry import build_runner
@@ -209,6 +211,7 @@ def _run_cells(configs: dict[str, Any], cells: list[tuple[Any, ...]]
     """The Ray task: the cells of one batch, one after the other (see :class:`~eval_harness.runner.ray_batcher.Batcher`).
     ``configs``: each config the batch uses once, by key; a cell is ``(key, request
     fields, config_dir, case files)``."""
+    scrub_process()  # the cluster may have been started with the CI step files around
     out = []
     with _task_scratch() as scratch:
         for key, *args in cells:
@@ -238,6 +241,12 @@ class RayCellRunner:
         check = getattr(self._local, "preflight", None)
         return check(config_dir) if callable(check) else None
 
+    def reply_bound(self, request: RunRequest) -> Any:
+        """The local runner's spend-cap bound (runner/budget.py): the same call, elsewhere."""
+        self._local = self._local or build_runner(self.config)
+        bound = getattr(self._local, "reply_bound", None)
+        return bound(request) if callable(bound) else None
+
     def run(self, request: RunRequest) -> RunResult:
         """Submit the cell, wait for it, write what it produced; never raise."""
         ray = self._ex.ray
@@ -262,6 +271,10 @@ class RayCellRunner:
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else ""
             return RunResult(failure="transient",
                              reason=f"ray: {type(exc).__name__}: {first}"[:300])
+        # the worker knows none of the secrets registered here: mask its logs now, as a
+        # local cell's are (runner/process.py)
+        files = {rel: redact_bytes(data) if rel.endswith(".log") else data
+                 for rel, data in files.items()}
         _lay_out(Path(os.path.abspath(request.case_dir)), files)
         return result  # type: ignore[no-any-return]
 

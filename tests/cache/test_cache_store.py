@@ -95,12 +95,30 @@ def test_expiry_and_refresh(tmp_path: Path) -> None:
     assert CallCache(tmp_path).clear(older_than_s=86400) == 1
 
 
-def test_keys_separate_replications_and_ignore_url_secrets() -> None:
-    base = dict(kind="runner", provider="openai", model="m", request={"messages": ["hi"]})
-    k1 = call_key(endpoint="https://u:pw@api.x/v1/chat?key=sk-1", replication=1, **base)
-    assert k1 == call_key(endpoint="https://api.x/v1/chat?key=sk-2", replication=1, **base)
-    assert k1 != call_key(endpoint="https://api.x/v1/chat", replication=2, **base)
+def test_keys_separate_replications_and_credentials() -> None:
+    base = dict(kind="runner", provider="openai", model="m", request={"messages": ["hi"]},
+                secret=b"k" * 32)
+    k1 = call_key(endpoint="https://api.x/v1/chat?key=sk-1", replication=1, private={}, **base)
+    assert k1 != call_key(endpoint="https://api.x/v1/chat?key=sk-2", replication=1,
+                          private={}, **base)  # a key in the query selects the account
+    assert k1 != call_key(endpoint="https://api.x/v1/chat?key=sk-1", replication=2,
+                          private={}, **base)
+    h1 = call_key(endpoint="https://api.x/v1/chat", replication=1,
+                  private={"header:authorization": "Bearer sk-1"}, **base)
+    assert h1 != call_key(endpoint="https://api.x/v1/chat", replication=1,
+                          private={"header:authorization": "Bearer sk-2"}, **base)
+    assert h1 == call_key(endpoint="https://api.x/v1/chat", replication=1,
+                          private={"header:authorization": "Bearer sk-1"}, **base)
+    assert h1 != call_key(endpoint="https://api.x/v1/chat", replication=1,  # another cache
+                          private={"header:authorization": "Bearer sk-1"},
+                          **{**base, "secret": b"j" * 32})
     assert public_endpoint("http://a:b@h:8080/v1/?k=s#f") == "http://h:8080/v1"
+
+
+def test_identity_secret_is_private_and_stable(tmp_path: Path) -> None:
+    first = CallCache(tmp_path).identity_secret
+    assert len(first) == 32 and CallCache(tmp_path).identity_secret == first
+    assert (tmp_path / "identity.key").stat().st_mode & 0o777 == 0o600
 
 
 def test_settings_precedence(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

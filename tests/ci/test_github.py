@@ -1,5 +1,6 @@
 """The GitHub Action: actionlint-clean, and its shell steps run locally against the bundled
-example (summary and comment bodies produced as files; ``gh`` is a local fake; no network)."""
+example (summary and comment bodies produced as files; the GitHub REST API is a loopback
+stub, tests/fixtures/github_api.py; no network)."""
 
 from __future__ import annotations
 
@@ -17,8 +18,10 @@ import yaml
 
 from eval_harness.ci import github
 
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fixtures"))
+from github_api import BOT, GitHubStub
+
 REPO = Path(__file__).resolve().parents[2]
-FAKE_GH = REPO / "tests" / "fixtures" / "fake_gh.py"
 ACTION = yaml.safe_load((REPO / "action.yml").read_text(encoding="utf-8"))
 EXAMPLES = sorted((REPO / "docs" / "examples").glob("*.yml"))
 
@@ -97,24 +100,22 @@ def _step(name: str) -> dict[str, Any]:
 class Runner:
     """Runs the action's ``run:`` steps as GitHub does (bash -eo pipefail, env mapping)."""
 
-    def __init__(self, work: Path, inputs: dict[str, str]) -> None:
+    def __init__(self, work: Path, inputs: dict[str, str], api_url: str = "") -> None:
         self.work = work
         self.inputs = {k: str(v.get("default", "")) for k, v in ACTION["inputs"].items()}
         self.inputs.update(inputs)
         bin_dir = work / "bin"
         bin_dir.mkdir(exist_ok=True)
-        for name, target in (("python", sys.executable), ("gh", str(FAKE_GH))):
-            (bin_dir / name).unlink(missing_ok=True)
-            (bin_dir / name).write_text(f'#!/bin/sh\nexec "{sys.executable}" '
-                                        f'{"" if name == "python" else target} "$@"\n')
-            (bin_dir / name).chmod(0o755)
+        (bin_dir / "python").unlink(missing_ok=True)
+        (bin_dir / "python").write_text(f'#!/bin/sh\nexec "{sys.executable}" "$@"\n')
+        (bin_dir / "python").chmod(0o755)
         event = work / "event.json"
         event.write_text(json.dumps({"pull_request": {"number": 7}}))
         self.env = {**os.environ, "PATH": f"{bin_dir}{os.pathsep}{os.environ['PATH']}",
                     "GITHUB_OUTPUT": str(work / "gh-output"), "GITHUB_EVENT_PATH": str(event),
                     "GITHUB_STEP_SUMMARY": str(work / "gh-summary.md"),
                     "GITHUB_REPOSITORY": "acme/app", "GITHUB_SERVER_URL": "https://github.test",
-                    "GITHUB_RUN_ID": "42", "FAKE_GH_STATE": str(work / "gh-state.json")}
+                    "GITHUB_RUN_ID": "42", "GITHUB_API_URL": api_url, "GITHUB_ACTIONS": "true"}
 
     def outputs(self) -> dict[str, str]:
         path = Path(self.env["GITHUB_OUTPUT"])
@@ -151,8 +152,9 @@ def test_action_steps_against_the_example(tmp_path: Path) -> None:
                              "--compact", "--output", "base-report"],
                             cwd=work, capture_output=True, text=True, timeout=300, check=False)
     assert export.returncode == 0, export.stderr
+    api = GitHubStub({"fake-token": None}).__enter__()  # the job's token: github-actions[bot]
     r = Runner(work, {"config": "eval.yaml", "baseline": "baseline.json", "extra-args": limit,
-                      "version": "0.0.0"})
+                      "version": "0.0.0"}, api.url)
     assert "inputs.comment == 'true'" in _step("Comment on the pull request")["if"]
     done = r.run("Run the eval")
     assert done.returncode == 0, done.stdout + done.stderr
@@ -167,11 +169,11 @@ def test_action_steps_against_the_example(tmp_path: Path) -> None:
     for _ in range(2):  # posted once, then the rerun edits the same comment
         done = r.run("Comment on the pull request")
         assert done.returncode == 0, done.stderr
-    state = json.loads((work / "gh-state.json").read_text())
-    assert [c[:3] for c in state["calls"] if c[1] == "-X"] == [
-        ["api", "-X", "POST"], ["api", "-X", "PATCH"]]
-    [posted] = state["comments"]
-    assert posted["body"] == comment
+    api.__exit__()
+    assert [m for m, _, token in api.calls if m != "GET" and token == "fake-token"] == [
+        "POST", "PATCH"]
+    [posted] = api.comments
+    assert posted["body"] == comment and posted["user"]["login"] == BOT
     assert r.run("Gate").returncode == 0
 
     # a threshold no composite in [0, 1] can meet: the gate fails the job, after the summary

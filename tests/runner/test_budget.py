@@ -40,20 +40,49 @@ def test_config_max_spend_and_per_cell_limits(tmp_path, billing, cli):
     assert code == 4 and "over execution.max_cost_per_cell: $0.0100 > $0.0050" in err
     cfg = write_cost_eval(tmp_path, billing, n_cases=10, execution={"max_spend": 0.03})
     code, _, err = cli("--config", str(cfg), "--runs-dir", str(tmp_path / "c"), "--no-analysis")
-    assert code == 3 and len(records(tmp_path / "c" / "cost")) == 3
+    # each cell holds its worst case (~$0.012: 600 max_tokens and the request's input) until
+    # it settles at $0.01: a third cell only fits if it cannot pass $0.03, and it could
+    paid = [r for r in records(tmp_path / "c" / "cost").values() if not r.get("cache_hit")]
+    assert code == 3 and len(paid) == 2
 
 
-def test_tracker_probes_one_cell_then_reserves_the_in_flight_estimate() -> None:
+def test_tracker_reserves_worst_cases_and_runs_unknown_ones_alone() -> None:
     import threading
 
     stop = threading.Event()
     t = SpendTracker(0.05)
-    assert t.launch(stop)
-    t.settle(0.01)  # now a cell is known to cost 0.01
-    assert [t.launch(stop) for _ in range(5)] == [True, True, True, True, False]
-    t.settle(0.01), t.settle(0.01)
-    assert not t.launch(stop)  # 0.03 spent + (2 in flight + this one) x 0.01 > 0.05
+    held = [t.launch(stop, 0.02), t.launch(stop, 0.02)]
+    assert all(held) and t.reserved == 0.04
+    stop.set()  # no room for a third 0.02 while two hold 0.04: it would wait, then give up
+    assert t.launch(stop, 0.02) is None
+    stop.clear()
+    t.settle(0.005, held=held[0])  # cheaper than held: its room comes back
+    assert t.reserved == 0.02 and t.spent == 0.005
+    third = t.launch(stop, 0.02)
+    assert third is not None and t.reserved == 0.04
+    t.settle(0.01, held=held[1]), t.settle(0.01, held=third)
+    assert t.launch(stop, 0.03) is None and t.blocked == 0.03  # 0.025 + 0.03 > 0.05
     assert "spend cap $0.05 reached: $0.03 spent" in t.left_line(7)
+    assert "the next cell may cost up to $0.0300" in t.left_line(7)
+    alone = t.launch(stop, None)  # unknown worst case: alone, holding the dearest so far
+    assert alone is not None and alone.alone and alone.amount == 0.01
+    stop.set()
+    assert t.launch(stop, 0.0) is None  # nothing launches beside an unbounded cell
+    stop.clear()
+    t.settle(0.02, held=alone)
+    assert t.launch(stop, None) is None  # 0.045 + the dearest (0.02) > 0.05
+
+
+def test_a_cell_dearer_than_its_worst_case_makes_every_later_cell_run_alone() -> None:
+    import threading
+
+    stop = threading.Event()
+    t = SpendTracker(1.0)
+    first = t.launch(stop, 0.01)
+    t.settle(0.02, held=first)  # a wrong price: past its worst case
+    assert t.bounds_broken
+    held = t.launch(stop, 0.01)
+    assert held is not None and held.alone
 
 
 def test_cell_costs_count_cache_hits_as_saved() -> None:

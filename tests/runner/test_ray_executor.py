@@ -210,3 +210,28 @@ def test_cluster_and_drivers_stay_on_loopback(cluster: str) -> None:
         for address in _network_addresses():  # nothing of the cluster answers on the machine's network
             with pytest.raises(OSError):
                 socket.create_connection((address, port), timeout=10).close()
+
+
+def test_a_workers_logs_are_masked_and_it_never_sees_the_step_files(
+        cluster: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 34 (attacks 4, 5) under Ray: the worker knows none of the driver's secrets, so
+    the driver masks the logs it sends back; the agent there never sees $GITHUB_ENV."""
+    key = "sk-ray-worker-leak-0123456789"
+    monkeypatch.setenv("RAY_TEST_OPENAI_API_KEY", key)
+    config = _eval(tmp_path / "eval", 2, "unused", factors={"m": ["a"]})
+    cfg = yaml.safe_load(config.read_text())
+    cfg["runner"] = {"type": "cli", "command": [
+        "/bin/sh", "-c", 'echo "key=$OPENAI_API_KEY env=${GITHUB_ENV:-unset}"; echo "$OPENAI_API_KEY" >&2']}
+    cfg["execution"]["env"] = {"OPENAI_API_KEY": "${RAY_TEST_OPENAI_API_KEY}",
+                               "GITHUB_ENV": str(tmp_path / "github-env")}
+    config.write_text(yaml.safe_dump(cfg, sort_keys=False))
+    code, _, err = run_cli("--config", str(config), "--runs-dir", str(tmp_path / "runs"),
+                           "--ray-address", cluster, "--no-analysis", "--no-judge-check")
+    assert code == 0, err
+    logs = list((tmp_path / "runs").glob("ray/*/cases/*/std*.log"))
+    assert len(logs) == 4
+    for path in (tmp_path / "runs").rglob("*"):
+        if path.is_file():
+            assert key.encode() not in path.read_bytes(), path
+    for path in (tmp_path / "runs").glob("ray/*/cases/*/stdout.log"):
+        assert path.read_text().strip() == "key=*** env=unset"

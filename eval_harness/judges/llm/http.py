@@ -241,11 +241,8 @@ def _mentions(err: LLMError, *words: str) -> bool:
     return err.status == 400 and any(w in str(err).lower() for w in words)
 
 
-def complete(ref: ModelRef, system: str, user: str, *, schema: dict[str, Any] | None = None,
-             temperature: float | None = 0.0, max_tokens: int = 1024,
-             policy: RetryPolicy | None = None) -> Completion:
-    """One judge call; raise LLMError when it cannot be completed."""
-    policy = policy or RetryPolicy()
+def request_target(ref: ModelRef) -> tuple[str, dict[str, str]]:
+    """(URL, headers) a call to ``ref`` is sent with (the key among the headers)."""
     url, key = endpoint(ref)
     headers = {"content-type": "application/json"}
     if ref.provider == "anthropic":
@@ -254,6 +251,15 @@ def complete(ref: ModelRef, system: str, user: str, *, schema: dict[str, Any] | 
             headers["x-api-key"] = key
     elif key:
         headers["authorization"] = f"Bearer {key}"
+    return url, headers
+
+
+def complete(ref: ModelRef, system: str, user: str, *, schema: dict[str, Any] | None = None,
+             temperature: float | None = 0.0, max_tokens: int = 1024,
+             policy: RetryPolicy | None = None) -> Completion:
+    """One judge call; raise LLMError when it cannot be completed."""
+    policy = policy or RetryPolicy()
+    url, headers = request_target(ref)
     warnings: list[str] = []
     with _LOCK:
         if ref.name in _NO_TEMPERATURE:

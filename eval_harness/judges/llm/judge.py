@@ -4,8 +4,9 @@ One call per sample index: look the verdict up in the cache; otherwise fence the
 outputs with a fresh delimiter, ask for structured output at temperature 0 (see
 :mod:`.http` for the fallbacks), validate the reply (:mod:`.verdict`) and cache it. Under
 the verdict cache (per eval) sits the model-call cache (:mod:`eval_harness.cache`, shared
-across evals and runs dirs), keyed by endpoint, model and the full prompt (rendered with
-the fixed key fence, since the live fence is random per call). Every
+across evals and runs dirs), keyed by endpoint, model, the full prompt (rendered with
+the fixed key fence, since the live fence is random per call) and the headers as sent
+(the API key among them, as a keyed hash: :mod:`eval_harness.cache.keys`). Every
 failure raises :class:`JudgeFailure`, so the sample is errored, never passed. The verdict
 records the judge model, the temperature actually used, tokens and cost.
 """
@@ -136,14 +137,17 @@ class LLMJudge:
         key = None
         if calls is not None:
             from eval_harness.cache.keys import call_key
-            from eval_harness.judges.llm.providers import endpoint
+            from eval_harness.judges.llm.http import request_target
 
+            url, headers = request_target(s.model)
             key = call_key(
-                kind="judge", provider=s.model.provider, endpoint=endpoint(s.model)[0],
+                kind="judge", provider=s.model.provider, endpoint=url,
                 model=s.model.model, replication=sample_index,
                 request={"system": system_prompt(key_fence, fmt),
                          "user": self._prompt(ctx, key_fence), "schema": schema,
-                         "temperature": s.temperature, "max_tokens": s.max_tokens})
+                         "temperature": s.temperature, "max_tokens": s.max_tokens},
+                private={f"header:{k.lower()}": v for k, v in headers.items()},
+                secret=calls.identity_secret)
             stored = calls.get(key)
             if stored is not None:
                 return Completion(**stored.value), True
