@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from eval_harness import redact
+from eval_harness._util import redact
 from eval_harness.app.registry import install_defaults
 from eval_harness.cli.main import main
 
@@ -75,7 +75,7 @@ judges:
 
 @pytest.fixture(autouse=True)
 def _forget_secrets():
-    """Secrets registered by one test (eval_harness.redact is process-wide) never mask
+    """Secrets registered by one test (eval_harness._util.redact is process-wide) never mask
     another test's output."""
     yield
     redact.clear()

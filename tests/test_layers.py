@@ -35,9 +35,6 @@ PKG = ROOT / "eval_harness"
 LAYERS: dict[str, int] = {
     # 0: private utilities, errors, the version
     "_util": 0, "errors": 0, "_version": 0,
-    # (loose root utilities, until /work/wt/move_util.py moves them into _util/)
-    "regular": 0, "timed": 0, "timing": 0, "isolated": 0, "isolated_child": 0, "numbers": 0,
-    "jsonfile": 0, "textsafe": 0, "malloc": 0, "retrying": 0, "redact": 0,
     # 1: the config schema and loader (with the dialect seam), the starter project
     "config": 1, "starter": 1,
     # 2: the matrix of cells, prices, traces, the call cache

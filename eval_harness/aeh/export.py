@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from eval_harness.numbers import run_number
+from eval_harness._util.numbers import run_number
 
 
 def _composite(frame: pd.DataFrame, columns: list[str] | None = None) -> pd.DataFrame:

@@ -12,7 +12,7 @@ import math
 from pathlib import Path
 from typing import Any
 
-from eval_harness.store.atomic import read_json
+from eval_harness._util.atomic_files import read_json
 
 _COUNTS = ("n", "wins", "ties", "losses", "errored", "inconsistent")
 _RATES = ("win_rate", "sign_test_p")

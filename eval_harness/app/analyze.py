@@ -20,13 +20,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from eval_harness._util.phase_timings import phase
+from eval_harness._util.redact import redact
+from eval_harness._util.safe_text import safe_text
 from eval_harness.app.options import AnalysisOptions, AnalysisSettings, resolve_settings
 from eval_harness.config.dataset import CASE_ID
 from eval_harness.config.loader import LoadedConfig, load_config
 from eval_harness.errors import AnalysisError, NoUsableResults, UsageError
-from eval_harness.redact import redact
-from eval_harness.textsafe import safe_text
-from eval_harness.timing import phase
 
 Say = Callable[[str], None]
 #: the analysis modules (pandas, numpy, scipy), imported in the ``imports`` phase
@@ -351,7 +351,7 @@ def _documents(frame: Any, anova: dict[str, Any], loaded: LoadedConfig | None,
                ) -> tuple[AnalysisDocuments, Any, tuple[Any, Any]]:
     """(documents, verdict rule, verdict tables): one pass rule for comparisons,
     leaderboard, thresholds, reports and the gate."""
-    from eval_harness import malloc
+    from eval_harness._util import malloc_trim
     from eval_harness.analysis.compare.baseline import load_baseline
     from eval_harness.analysis.compare.build import build_comparisons, parse_reference
     from eval_harness.analysis.compare.leaderboard import build_leaderboard
@@ -362,11 +362,11 @@ def _documents(frame: Any, anova: dict[str, Any], loaded: LoadedConfig | None,
                        gates=settings.gates)
     reference = parse_reference(options.reference) if options.reference else None
     baseline = load_baseline(options.baseline) if options.baseline else None
-    malloc.trim()  # after each large phase: its freed transients leave the resident set
+    malloc_trim.trim()  # after each large phase: its freed transients leave the resident set
     # verdict tables built once, shared by comparisons, leaderboard and reports
     with phase("verdicts"):
         tables = verdict_tables(frame, rule)
-    malloc.trim()
+    malloc_trim.trim()
     with phase("comparisons"):
         # per-case rows as columns (built on access): ~85 MB less at 16 × 5,000
         comparisons = build_comparisons(frame, reference, baseline, settings.alpha, rule=rule,
@@ -374,7 +374,7 @@ def _documents(frame: Any, anova: dict[str, Any], loaded: LoadedConfig | None,
     with phase("leaderboard"):
         leaderboard = build_leaderboard(frame, alpha=settings.alpha, rule=rule,
                                         stratify_by=stratum(frame), cases=tables[1])
-    malloc.trim()
+    malloc_trim.trim()
     thresholds: list[dict[str, Any]] = []
     pairwise = pairwise_of()  # after a run: the pairwise judges run here
     if loaded is not None:
@@ -403,7 +403,7 @@ def _report(docs: AnalysisDocuments, frame: Any, loaded: LoadedConfig | None,
 
 
 def _write_json(path: Path, data: Any) -> None:
-    from eval_harness.jsonfile import json_text, write_text_atomic
+    from eval_harness._util.json_text import json_text, write_text_atomic
 
     # indented when small, compact (C encoder) when large: docs/reports.md
     write_text_atomic(path, redact(json_text(data)))
@@ -566,9 +566,9 @@ def _analyze(
     paths: Sequence[Path], options: AnalysisOptions, loaded: LoadedConfig | None,
     staged: list[Any] | None, *, exp: Any, eval_dir: Path | None, say: Say,
 ) -> AnalysisOutputs:
-    from eval_harness import malloc
+    from eval_harness._util import malloc_trim
 
-    malloc.tune()  # freed row-sized arrays go back to the system (eval_harness/malloc.py)
+    malloc_trim.tune()  # freed row-sized arrays go back to the system (eval_harness/_util/malloc_trim.py)
     with phase("imports"):  # pandas, numpy, scipy: seconds on a cold start
         for module in _HEAVY:
             importlib.import_module(module)
@@ -581,7 +581,7 @@ def _analyze(
     for issue in frame.attrs.get("issues", []):
         if issue.get("kind") == "assumed_range":  # the numbers depend on it: say so once
             say(f"warning: {issue['detail']}")
-    malloc.trim()  # the loader's transients (parsed chunks, codes) are gone now
+    malloc_trim.trim()  # the loader's transients (parsed chunks, codes) are gone now
     frame, excluded = _configured(frame, loaded, paths, say)
     settings = resolve_settings(options, loaded)
     name = _eval_name(frame, loaded, paths)

@@ -14,7 +14,7 @@ writer, a crash leaves a WAL that the next open replays), each thread has its ow
 connection, and every statement waits up to ``busy_timeout`` for another process's write
 lock instead of failing. Each write is one autocommitted ``INSERT OR REPLACE``: a killed
 process loses at most the reply it was writing, never the file.
-Values pass through :func:`eval_harness.redact.redact` before they are stored, so a
+Values pass through :func:`eval_harness._util.redact.redact` before they are stored, so a
 registered secret echoed by a server is masked in the cache too.
 """
 
@@ -30,8 +30,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from eval_harness._util.redact import redact
 from eval_harness.cache.keys import identity_secret
-from eval_harness.redact import redact
 
 FILE_NAME = "calls.sqlite3"
 SCHEMA_VERSION = 1

@@ -12,6 +12,7 @@ from collections.abc import Sequence
 from dataclasses import asdict
 from typing import Any
 
+from eval_harness._util.safe_text import safe_stdout
 from eval_harness.analysis.loading.browse import (
     RunInfo,
     SampleView,
@@ -21,7 +22,6 @@ from eval_harness.analysis.loading.browse import (
     select_runs,
 )
 from eval_harness.cli.prog import prog
-from eval_harness.textsafe import safe_stdout
 from eval_harness.trace.model import Trace
 from eval_harness.trace.reader import read_trace
 from eval_harness.trace.render import trace_lines

@@ -11,7 +11,8 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from eval_harness import redact
+from eval_harness._util import redact
+from eval_harness._util.safe_text import safe_text
 from eval_harness.cli.prog import prog
 from eval_harness.errors import (
     INTERNAL_ERROR_EXIT,
@@ -20,7 +21,6 @@ from eval_harness.errors import (
     EvalHarnessError,
     Terminated,
 )
-from eval_harness.textsafe import safe_text
 
 SUBCOMMANDS = ("schema", "report", "calibrate", "init", "runs", "show", "cache", "serve")
 #: subcommands whose module has a ``main(argv) -> int``-style entry (imported only when used)
@@ -117,7 +117,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; return the exit code (0, 1, 2, 3, 4, 70, 130 or 143; see errors.py).
 
     Everything printed during the call passes through a stream that masks registered
-    secrets (``eval_harness.redact``); credential-named environment variables are
+    secrets (``eval_harness._util.redact``); credential-named environment variables are
     registered here, the config's own secrets when it is loaded."""
     redact.register(redact.env_secrets())
     out, err = sys.stdout, sys.stderr

@@ -16,6 +16,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from eval_harness._util.phase_timings import phase, recording
 from eval_harness.app.analyze import (
     AnalysisOutputs,
     analysis_config,
@@ -26,7 +27,6 @@ from eval_harness.app.analyze import (
 from eval_harness.app.options import AnalysisOptions
 from eval_harness.config.loader import LoadedConfig
 from eval_harness.errors import NoUsableResults
-from eval_harness.timing import phase, recording
 
 __all__ = ["AnalysisOutputs", "analysis_options", "analyze_and_report", "analyze_only",
            "resolve_paths", "run_analysis"]

@@ -10,8 +10,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from eval_harness._util.regular_files import open_regular
 from eval_harness.errors import ConfigError
-from eval_harness.regular import open_regular
 
 
 def _read(path: Path, error: type[ConfigError]) -> bytes:

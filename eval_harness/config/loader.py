@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from eval_harness import redact
+from eval_harness._util import redact
 from eval_harness.config.defaults import apply_defaults
 from eval_harness.config.dialects import Dialect, apply_dialects, registered_dialects
 from eval_harness.config.envvars import interpolate

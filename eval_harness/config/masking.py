@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from eval_harness.redact import redact
+from eval_harness._util.redact import redact
 
 _SECRET_KEY = re.compile(r"(key|token|secret|password|passwd|authorization|credential)", re.I)
 _ENV_ONLY = re.compile(r"^\$\{[A-Za-z_][A-Za-z0-9_]*(:-[^}]*)?\}\Z")
@@ -28,7 +28,7 @@ def mask_secrets(value: Any, key: str = "") -> Any:
 
 def mask_argv(argv: list[str], secrets: list[str]) -> list[str]:
     """Replace every occurrence of a known secret value inside argv with ``***`` (and every
-    registered secret, see :mod:`eval_harness.redact`)."""
+    registered secret, see :mod:`eval_harness._util.redact`)."""
     out = []
     for arg in map(redact, argv):
         for secret in secrets:

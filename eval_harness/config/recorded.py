@@ -18,10 +18,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from eval_harness._util.json_text import write_text_atomic
 from eval_harness.config.loader import LoadedConfig
 from eval_harness.config.masking import mask_secrets
 from eval_harness.config.models import EvalConfig
-from eval_harness.jsonfile import write_text_atomic
 
 RECORDED = "eval_config.json"
 SCHEMA_VERSION = 1
@@ -79,7 +79,7 @@ def load_recorded(path: Path) -> tuple[LoadedConfig | None, str]:
 def recorded_judge_digests(path: Path) -> dict[str, str] | None:
     """{judge: digest} the run recorded beside its config (as its records carry), or None
     (recorded before they were, or unreadable)."""
-    from eval_harness.store.atomic import read_json
+    from eval_harness._util.atomic_files import read_json
 
     doc = read_json(path)
     digests = doc.get("judge_digests") if isinstance(doc, dict) else None

@@ -1,6 +1,6 @@
 """Load-time warnings for secrets written literally in a config (not errors).
 
-A literal secret is masked in everything printed or written (``eval_harness.redact``), but
+A literal secret is masked in everything printed or written (``eval_harness._util.redact``), but
 it still sits in the file, and so in git. A value is reported, with its key path and a
 ``${VAR}`` suggestion, when it is not a ``${VAR}`` reference and
 
@@ -8,7 +8,7 @@ it still sits in the file, and so in git. A value is reported, with its key path
   Anthropic ``sk-ant-…``), ``ghp_`` / ``gho_`` / ``ghs_`` / ``github_pat_`` (GitHub),
   ``xox?-`` (Slack), ``AKIA…`` (AWS access key id), ``AIza…`` (Google), a PEM private key; or
 - it sits under a secret-looking key (``api_key``, ``token``, ``password``, ``secret``,
-  ``Authorization``…; :func:`eval_harness.redact.secret_key_name`) and is at least
+  ``Authorization``…; :func:`eval_harness._util.redact.secret_key_name`) and is at least
   :data:`MIN_LITERAL` characters long. Keys naming where a secret lives rather than the
   secret (``api_key_file``, ``token_env``, ``..._path``) are not.
 """
@@ -19,8 +19,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from eval_harness._util.redact import secret_key_name
 from eval_harness.config.yamlio import KeyPath, format_path
-from eval_harness.redact import secret_key_name
 
 MIN_LITERAL = 8
 _KNOWN = re.compile(

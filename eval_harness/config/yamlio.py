@@ -26,8 +26,8 @@ from typing import Any
 
 import yaml
 
+from eval_harness._util.regular_files import open_regular
 from eval_harness.errors import ConfigError
-from eval_harness.regular import open_regular
 
 KeyPath = tuple[str | int, ...]
 

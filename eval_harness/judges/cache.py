@@ -23,7 +23,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from eval_harness.redact import redact
+from eval_harness._util.redact import redact
 
 
 def cache_key(*parts: Any) -> str:

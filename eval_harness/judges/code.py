@@ -4,7 +4,7 @@ A ``check`` body runs as ``def check(outputs, input, expected, arguments)`` (``a
 is the same resolved input, under agent-eval-harness's name) and returns
 ``(value, rationale)`` or a bare value. An exception errors the sample with the
 exception's last line (``ZeroDivisionError: division by zero``). It runs in a child
-process (:mod:`eval_harness.isolated`): ``sys.exit`` / ``os._exit`` / a crash errors the
+process (:mod:`eval_harness._util.isolated_calls`): ``sys.exit`` / ``os._exit`` / a crash errors the
 sample, never the run, and a call past its timeout is killed.
 
 A ``module`` judge is imported (the config's directory is on ``sys.path``) and called with
@@ -14,7 +14,7 @@ the keyword arguments its signature accepts among ``outputs``, ``input``, ``expe
 Both run with a time limit (the judge's ``timeout``, 60 s by default): a call that
 overruns errors that sample's judge (``timed out after Ns``); a module judge's call is
 abandoned in its thread; until it returns, further calls of the same judge are errored at once instead of
-piling up threads (see :mod:`eval_harness.timed`). A hung judge never hangs the run.
+piling up threads (see :mod:`eval_harness._util.time_limit`). A hung judge never hangs the run.
 """
 
 from __future__ import annotations
@@ -33,10 +33,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from eval_harness._util.time_limit import Guard, call_with_timeout
 from eval_harness.errors import ConfigError
 from eval_harness.judges.moved import current_module
 from eval_harness.judges.values import JudgeFailure, Outcome
-from eval_harness.timed import Guard, call_with_timeout
 
 
 def check_source(body: str) -> str:
@@ -121,7 +121,7 @@ class _Timed:
 
 
 class CheckJudge:
-    """An inline Python ``check`` body, run in a child process (:mod:`eval_harness.isolated`):
+    """An inline Python ``check`` body, run in a child process (:mod:`eval_harness._util.isolated_calls`):
     a body calling ``os._exit`` / ``sys.exit`` errors that sample, never the run; one past
     its timeout is killed."""
 
@@ -135,7 +135,7 @@ class CheckJudge:
 
     def evaluate(self, ctx: dict[str, Any], sample_index: int) -> Outcome:
         """Run the body on the sample (pickled to the child: private copies by design)."""
-        from eval_harness.isolated import POOL
+        from eval_harness._util.isolated_calls import POOL
 
         args = (ctx["outputs"], ctx["input"], ctx["expected"], ctx["arguments"])
         out = POOL.call(("check", self._source, self._where, self._path, args), self.timeout)

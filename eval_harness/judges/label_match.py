@@ -24,7 +24,7 @@ from typing import Any
 
 import pandas as pd
 
-from eval_harness.numbers import run_number
+from eval_harness._util.numbers import run_number
 from eval_harness.store.labels import LabelKey, LabelRow
 
 Cells = tuple[int, int, int, int]  # tp, fn, fp, tn (calibration.py's order)

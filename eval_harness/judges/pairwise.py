@@ -43,16 +43,16 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from eval_harness._util.atomic_files import read_json
+from eval_harness._util.json_text import write_text_atomic
+from eval_harness._util.redact import redact
 from eval_harness.config.judge_model import JudgeBlock
-from eval_harness.jsonfile import write_text_atomic
 from eval_harness.judges.cache import VerdictCache
 from eval_harness.judges.llm.http import RetryPolicy
 from eval_harness.judges.llm.judge import LLMJudge
 from eval_harness.judges.registry import llm_settings
 from eval_harness.judges.scorer import CACHE_FILE
 from eval_harness.judges.values import JudgeFailure
-from eval_harness.redact import redact
-from eval_harness.store.atomic import read_json
 
 PAIRWISE_FILE = "pairwise.json"
 DEFAULT_TEMPLATE = """\

@@ -18,10 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from eval_harness._util.clock import utc_timestamp
-from eval_harness.jsonfile import write_text_atomic
+from eval_harness._util.json_text import write_text_atomic
+from eval_harness._util.redact import redact
 from eval_harness.judges.api import Sample
 from eval_harness.judges.scorer import JudgeScorer
-from eval_harness.redact import redact
 from eval_harness.trace.reader import read_trace
 
 OUTPUT_DEFAULTS: dict[str, Any] = {"exit_code": None, "stdout": "", "stderr": "", "output": "", "files": {},

@@ -14,10 +14,10 @@ from rich.padding import Padding
 from rich.table import Table
 from rich.text import Text
 
+from eval_harness._util.safe_text import safe_text
 from eval_harness.reports import fmt
 from eval_harness.reports.model import build_report
 from eval_harness.reports.tables import TextTable, all_tables
-from eval_harness.textsafe import safe_text
 
 # Cell text → style, applied only on a colour terminal.
 _STYLES = {

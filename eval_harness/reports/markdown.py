@@ -13,10 +13,10 @@ import html
 from collections.abc import Mapping
 from typing import Any
 
+from eval_harness._util.safe_text import safe_text
 from eval_harness.reports import fmt
 from eval_harness.reports.tables import TextTable, all_tables
 from eval_harness.reports.tables_compare import comparison_findings
-from eval_harness.textsafe import safe_text
 
 _MD_SPECIAL = str.maketrans({"|": "\\|", "`": "\\`", "*": "\\*", "_": "\\_", "\\": "\\\\"})
 

@@ -28,8 +28,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from eval_harness._util.numbers import as_finite
 from eval_harness.errors import UsageError
-from eval_harness.numbers import as_finite
 
 HINT = "pip install 'factorial-eval-harness[mlflow]' (or remove the mlflow: block)"
 _ARTIFACTS = ("anova.json", "comparisons.json", "comparisons.cases.jsonl", "report.html",

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from eval_harness.jsonfile import write_text_atomic
+from eval_harness._util.json_text import write_text_atomic
 
 STALE = ("comparisons.json", "comparisons.cases.jsonl", "leaderboard.json", "thresholds.json")
 

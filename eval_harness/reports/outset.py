@@ -27,8 +27,8 @@ import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
+from eval_harness._util.atomic_files import file_lock
 from eval_harness._util.procs import pid_alive
-from eval_harness.store.atomic import file_lock
 
 #: names an analysis writes into its output folder (anything else there is the user's)
 OWN_FILES = frozenset({

@@ -18,14 +18,14 @@ from typing import Any
 
 import pandas as pd
 
+from eval_harness._util.atomic_files import atomic_text_writer
 from eval_harness._util.clock import utc_now_iso
+from eval_harness._util.json_text import json_text, write_text_atomic
+from eval_harness._util.phase_timings import phase
+from eval_harness._util.redact import redact
 from eval_harness.errors import UsageError
-from eval_harness.jsonfile import json_text, write_text_atomic
-from eval_harness.redact import redact
 from eval_harness.reports.markdown import render_markdown
 from eval_harness.reports.model import build_report
-from eval_harness.store.atomic import atomic_text_writer
-from eval_harness.timing import phase
 
 FORMATS = ("md", "json", "html")
 FILENAMES = {"md": "report.md", "json": "report.json", "html": "report.html"}

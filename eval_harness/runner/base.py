@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
+from eval_harness._util.numbers import run_number
 from eval_harness.config.models import EvalConfig
-from eval_harness.numbers import run_number
 
 # the record type of one call lives with the store that writes it (store/writer)
 from eval_harness.store.run_result import Failure, RunResult

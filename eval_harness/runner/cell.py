@@ -1,6 +1,6 @@
 """Executing one cell: call (with retries), write outputs, judge, write the record.
 
-Retries (:mod:`eval_harness.retrying`, the policy LLM judges use too): only ``transient``
+Retries (:mod:`eval_harness._util.retrying`, the policy LLM judges use too): only ``transient``
 failures — network errors, HTTP 408/409/429/5xx, exit codes listed in
 ``execution.transient_exit_codes`` — up to ``execution.retries`` times, waiting
 ``max(Retry-After, initial·2^(n−1) + U(0, initial))`` capped at ``max`` seconds
@@ -15,8 +15,8 @@ import threading
 from typing import Any
 
 from eval_harness._util.clock import utc_timestamp
+from eval_harness._util.retrying import Backoff, call_with_backoff
 from eval_harness.judges.api import Sample, Scorer, ScoreResult
-from eval_harness.retrying import Backoff, call_with_backoff
 from eval_harness.runner.base import Runner, RunRequest, RunResult
 from eval_harness.runner.scrub import scrub_result
 from eval_harness.runner.workspace import annotation_contents
@@ -26,7 +26,7 @@ from eval_harness.store.writer import outputs_dict, record_json, write_outputs, 
 def call_with_retries(runner: Runner, request: RunRequest, retries: int, backoff: Backoff,
                       stop: threading.Event) -> tuple[RunResult, int]:
     """Run until not transient, out of retries, or ``stop`` is set; (last result, attempts)
-    (the policy: :mod:`eval_harness.retrying`). Attempts include the calls a wrapper made
+    (the policy: :mod:`eval_harness._util.retrying`). Attempts include the calls a wrapper made
     itself (the adaptive limiter's rate-limit retries: ``RunResult.extra_attempts``)."""
     extra = 0
 

@@ -89,8 +89,8 @@ class ClaudeCodeRunner:
         variables (key, base URL, back end: they select the account)."""
         import json
 
+        from eval_harness._util.redact import MASK, redact
         from eval_harness.config.masking import mask_argv
-        from eval_harness.redact import MASK, redact
 
         secrets = set(request.secrets)
         argv = self.build_argv(request)

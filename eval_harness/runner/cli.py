@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from eval_harness._util.child_env import child_env
+from eval_harness._util.numbers import run_number
 from eval_harness._util.untrusted_json import loads_reply
 from eval_harness.config.models import EvalConfig
 from eval_harness.config.templates import (
@@ -40,7 +41,6 @@ from eval_harness.config.templates import (
     render_braces,
     render_value,
 )
-from eval_harness.numbers import run_number
 from eval_harness.runner.base import (
     RunRequest,
     RunResult,

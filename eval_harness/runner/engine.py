@@ -36,13 +36,13 @@ from pathlib import Path
 from typing import Any
 
 from eval_harness._util.clock import utc_timestamp
+from eval_harness._util.retrying import CURRENT_STOP
 from eval_harness.config.envvars import env_references
 from eval_harness.config.models import EvalConfig
 from eval_harness.errors import BudgetExhausted, QuotaExhausted, Terminated
 from eval_harness.judges.api import Scorer
 from eval_harness.matrix.builder import Condition
 from eval_harness.matrix.experiment import Experiment
-from eval_harness.retrying import CURRENT_STOP
 from eval_harness.runner.base import FATAL_FAILURES, Runner, RunRequest
 from eval_harness.runner.budget import (
     SpendTracker,

@@ -6,7 +6,7 @@ workspace), ``before_scoring`` (after the call, before the cell's judges), ``aft
 (once, after the last cell, also after a failure). Each hook runs as ``bash -c COMMAND``
 with its ``timeout`` (then TERM, then KILL of its process group); its output goes to
 ``<runs>/<eval>/hooks/<phase>[.<case>].<i>.log``. The log passes through the secret mask when the hook ends, as
-the agent's logs do (``eval_harness.redact``). ``condition`` is a shell test: the hook
+the agent's logs do (``eval_harness._util.redact``). ``condition`` is a shell test: the hook
 runs when it exits 0. ``on_failure: fail`` (the default) makes a failed ``before_each`` or
 ``before_scoring`` hook an errored cell (with the reason), never a score; ``after_*``
 failures are logged and never fail anything, as there.
@@ -28,9 +28,9 @@ from pathlib import Path
 from typing import Any
 
 from eval_harness._util.child_env import child_env
+from eval_harness._util.redact import redact_file
 from eval_harness.config.blocks import HookEntry
 from eval_harness.errors import UsageError
-from eval_harness.redact import redact_file
 from eval_harness.runner.base import RunRequest, RunResult
 
 GRACE_S = 5.0
@@ -73,7 +73,7 @@ def _run_one(entry: HookEntry, env: Mapping[str, str], cwd: Path, log: Path) -> 
                     except (subprocess.TimeoutExpired, ProcessLookupError):
                         continue
                 return f"timed out after {entry.timeout}s"
-    finally:  # the same secret mask as the agent's own logs (eval_harness.redact)
+    finally:  # the same secret mask as the agent's own logs (eval_harness._util.redact)
         redact_file(log)
     return None if code == 0 else f"exit code {code}"
 

@@ -22,9 +22,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from eval_harness._util.http_post import MAX_RESPONSE_BYTES, TransportError, post
 from eval_harness._util.untrusted_json import loads_reply
 from eval_harness.runner.base import Failure
-from eval_harness.runner.transport import MAX_RESPONSE_BYTES, TransportError, post
 
 _QUOTA = re.compile(r"insufficient_quota|credit balance|quota exceeded|exceeded your current quota"
                     r"|billing|out of credits", re.I)
@@ -86,7 +86,7 @@ def post_json(url: str, payload: Any, headers: Mapping[str, str], timeout: float
     """POST ``payload`` as JSON; never raises for network or HTTP failures.
 
     ``timeout`` is a wall-clock deadline for the whole call; redirects are refused and the
-    body is capped at ``max_bytes`` (see :mod:`eval_harness.runner.transport`)."""
+    body is capped at ``max_bytes`` (see :mod:`eval_harness._util.http_post`)."""
     data = json.dumps(payload, default=str).encode("utf-8")
     start = time.monotonic()
     try:

@@ -36,9 +36,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
-from eval_harness.redact import redact_bytes, redact_file
+from eval_harness._util.redact import redact_bytes, redact_file
+from eval_harness._util.safe_text import safe_text
 from eval_harness.runner.watchdog import WATCHDOG, Watch
-from eval_harness.textsafe import safe_text
 
 #: bytes of stdout kept in memory for parsing (the log on disk keeps everything)
 MAX_CAPTURE = 8 * 1024 * 1024

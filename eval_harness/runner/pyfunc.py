@@ -7,7 +7,7 @@ usage?, steps?}``. An exception ends the cell errored with its message; raising
 :class:`TransientError` asks for a retry.
 
 Isolation (``runner.isolate``, default true): the call runs in a persistent child process
-(:mod:`eval_harness.isolated`), so ``os._exit`` / ``sys.exit`` / a crash in user code is an
+(:mod:`eval_harness._util.isolated_calls`), so ``os._exit`` / ``sys.exit`` / a crash in user code is an
 errored cell with a reason and the run goes on; a call past ``execution.timeout`` (or
 cancelled by Ctrl-C / SIGTERM) kills its child. Arguments and return values cross a pipe,
 so they must pickle, and module-level state lives in the children (one per concurrent
@@ -27,11 +27,11 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from eval_harness._util.time_limit import call_with_timeout
 from eval_harness.config.models import EvalConfig
 from eval_harness.errors import ConfigError
 from eval_harness.runner.base import RunRequest, RunResult, register
 from eval_harness.runner.cli import fill_from_reply
-from eval_harness.timed import call_with_timeout
 
 
 class TransientError(Exception):
@@ -93,7 +93,7 @@ class PythonRunner:
         return self._func
 
     def _probe(self, spec: str, config_dir: str) -> None:
-        from eval_harness.isolated import POOL
+        from eval_harness._util.isolated_calls import POOL
 
         module, _, function = spec.partition(":")
         out = POOL.call(("probe", module, function, config_dir))
@@ -109,7 +109,7 @@ class PythonRunner:
         """(status, value, reason): ok / transient / error / cancelled / timeout."""
         timeout = self.config.execution.timeout
         if self.isolated:
-            from eval_harness.isolated import POOL
+            from eval_harness._util.isolated_calls import POOL
 
             runner = self.config.runner
             module, _, function = (runner.function or "" if runner else "").partition(":")

@@ -4,7 +4,7 @@ one driver.
 What stays in the driver (the engine, unchanged): the plan and the resume index, claims,
 every file of the run directory (records are written here, from the results the tasks
 return), judges and their cache, progress, fail-fast on quota/auth, retries (one policy,
-:mod:`eval_harness.retrying`: a retry is a new task), and whatever global limits the engine
+:mod:`eval_harness._util.retrying`: a retry is a new task), and whatever global limits the engine
 applies (spend cap, concurrency). ``--concurrency`` is the number of cells in flight; the
 cluster's CPUs bound how many run at once (one CPU per task).
 
@@ -45,9 +45,9 @@ from typing import Any
 
 from eval_harness._util.child_env import scrub_process
 from eval_harness._util.procs import pid_alive
+from eval_harness._util.redact import redact_bytes
 from eval_harness.config.models import EvalConfig
 from eval_harness.errors import UsageError
-from eval_harness.redact import redact_bytes
 from eval_harness.runner.base import Runner, RunRequest, RunResult
 from eval_harness.runner.ray_batcher import Batcher
 from eval_harness.runner.registry import build_runner
@@ -100,7 +100,7 @@ def _stage_dir(folder: Path | None) -> dict[str, bytes] | None:
 
 def _lay_out(root: Path, files: dict[str, bytes]) -> None:
     """Write ``files`` (relative POSIX paths, as :func:`_collect` makes them) under root."""
-    from eval_harness.store.atomic import write_bytes
+    from eval_harness._util.atomic_files import write_bytes
 
     base = os.fspath(root)
     for rel, data in files.items():

@@ -14,10 +14,10 @@ import os
 from dataclasses import dataclass, field
 from typing import Any
 
+from eval_harness._util.atomic_files import read_json
+from eval_harness._util.numbers import as_finite
 from eval_harness.analysis.loading.browse import JudgeView, RunInfo, sample
-from eval_harness.numbers import as_finite
 from eval_harness.serve.evaldata import EvalData, RunMeta
-from eval_harness.store.atomic import read_json
 from eval_harness.store.confine import open_run_file
 from eval_harness.trace.reader import read_trace
 

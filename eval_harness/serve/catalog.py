@@ -21,8 +21,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from eval_harness._util.atomic_files import read_json
 from eval_harness.analysis.loading.discover import RunDir, find_run_dirs
-from eval_harness.store.atomic import read_json
 
 _SLUG = re.compile(r"[^A-Za-z0-9._-]+")
 # labels.jsonl is not watched: a new label must not make the whole eval be re-analysed

@@ -23,9 +23,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from eval_harness._util.atomic_files import read_json
 from eval_harness.app.options import AnalysisOptions
 from eval_harness.serve.catalog import EvalEntry, change_token
-from eval_harness.store.atomic import read_json
 
 if TYPE_CHECKING:  # pandas loads with the first analysis, not at start-up
     import pandas as pd

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from eval_harness.numbers import as_finite
+from eval_harness._util.numbers import as_finite
 from eval_harness.serve.evaldata import EvalData
 
 PAGE_SIZE = 50
@@ -265,7 +265,7 @@ def search(data: EvalData, q: str, limit: int = PAGE_SIZE,
     inputs, then answers, stopping at ``limit`` hits or ``max_files`` answers read."""
     import os
 
-    from eval_harness.store.atomic import read_json
+    from eval_harness._util.atomic_files import read_json
 
     needle = q.strip().lower()
     hits: dict[str, str] = {}

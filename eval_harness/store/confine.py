@@ -17,7 +17,7 @@ import os
 import re
 from typing import IO, Any
 
-from eval_harness.regular import open_regular
+from eval_harness._util.regular_files import open_regular
 
 _COMPONENT = re.compile(r"^[A-Za-z0-9._-]+\Z")  # \Z: `$` also matches before a final newline
 

@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from eval_harness._util.numbers import run_number
 from eval_harness.matrix.estimate import History
-from eval_harness.numbers import run_number
 
 SAMPLE_LIMIT = 2000
 

@@ -16,7 +16,7 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from eval_harness.store.atomic import read_json
+from eval_harness._util.atomic_files import read_json
 
 CellKey = tuple[str, int, str]  # (condition_id, replication, case_id)
 

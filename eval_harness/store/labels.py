@@ -21,8 +21,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from eval_harness._util.atomic_files import file_lock
 from eval_harness.errors import ConfigError
-from eval_harness.store.atomic import file_lock
 
 LABELS_FILE = "labels.jsonl"
 SCHEMA_VERSION = 1

@@ -16,11 +16,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from eval_harness._util.atomic_files import atomic_write_json, file_lock, read_json
 from eval_harness._util.clock import utc_date, utc_timestamp
 from eval_harness._version import __version__
 from eval_harness.matrix.builder import Condition
 from eval_harness.matrix.ids import HASH_VERSION
-from eval_harness.store.atomic import atomic_write_json, file_lock, read_json
 from eval_harness.store.records import RunRecord
 
 

@@ -14,7 +14,7 @@ import math
 import os
 from typing import Any
 
-from eval_harness.store.atomic import StrPath, atomic_write_json, write_json
+from eval_harness._util.atomic_files import StrPath, atomic_write_json, write_json
 from eval_harness.store.records import SCHEMA_VERSION, CaseRecord, JudgeScore
 from eval_harness.store.run_result import RunResult
 from eval_harness.trace.model import mask_keys

@@ -18,7 +18,7 @@ inside ``input`` / ``output`` is clipped to :data:`MAX_TEXT` characters, every l
 trace to :data:`MAX_STEPS` steps in all (the rest are dropped and counted). Values under
 secret-looking keys (``api_key``, ``password``, ``token``, ``secret``, ``authorization``,
 ``cookie``, ``credentials``...) become ``***`` at any depth; registered secret values are
-masked again when the file is written (``eval_harness.redact``).
+masked again when the file is written (``eval_harness._util.redact``).
 """
 
 from __future__ import annotations
@@ -29,8 +29,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from eval_harness.numbers import run_number
-from eval_harness.redact import secret_key_name as secret_key
+from eval_harness._util.numbers import run_number
+from eval_harness._util.redact import secret_key_name as secret_key
 
 SCHEMA_VERSION = 1
 MAX_TEXT = 4000

@@ -16,7 +16,7 @@ import pytest
 from tests.conftest import ROOT
 
 HEAVY = ("pandas", "numpy", "scipy", "scipy.stats", "statsmodels", "matplotlib", "rich",
-         "http.client", "ssl", "urllib.request", "eval_harness.runner.transport")
+         "http.client", "ssl", "urllib.request", "eval_harness._util.http_post")
 PROBE = f"""
 import contextlib, io, json, sys
 from eval_harness.cli.main import main
@@ -66,7 +66,7 @@ def test_dry_run_with_a_ddf_setting_imports_no_heavy_module(tmp_path: Path) -> N
 def test_judge_http_reply_cap_matches_the_transport() -> None:
     """judges/llm/http.py repeats the transport's reply cap (so it need not import the HTTP
     stack at start-up); the two must stay equal."""
+    from eval_harness._util import http_post
     from eval_harness.judges.llm.http import MAX_RESPONSE_BYTES, RetryPolicy
-    from eval_harness.runner import transport
 
-    assert MAX_RESPONSE_BYTES == transport.MAX_RESPONSE_BYTES == RetryPolicy().max_bytes
+    assert MAX_RESPONSE_BYTES == http_post.MAX_RESPONSE_BYTES == RetryPolicy().max_bytes

@@ -209,10 +209,10 @@ def test_other_scale_read_from_prompt(stub: Any) -> None:
 
 def test_judge_retries_use_the_cell_policy(stub: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     """Retry-After reaches the shared policy (a floor, capped at max_delay), and a run that
-    is aborting does not retry a judge call (eval_harness/retrying.py)."""
+    is aborting does not retry a judge call (eval_harness/_util/retrying.py)."""
     import threading
 
-    from eval_harness import retrying
+    from eval_harness._util import retrying
 
     seen: list[float | None] = []
     real = retrying.retry_wait

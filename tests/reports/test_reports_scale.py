@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 from tidy_frames import big_frame
 
-from eval_harness.jsonfile import json_text
+from eval_harness._util.json_text import json_text
 from eval_harness.reports import build_report, write_reports, writer
 from eval_harness.reports.html import grid_rows, render_html
 from eval_harness.reports.html.drilldown import drilldown_html

@@ -58,7 +58,7 @@ def test_argv_cwd_subagent_env_and_masked_command(tmp_path: Path, monkeypatch) -
         assert (rec["cost_usd"], rec["tokens"], rec["input_tokens"], rec["output_tokens"],
                 rec["tool_calls"]) == (0.0123, 15, 10, 5, None)
         case = _case(summary.eval_dir, case_id)
-        # the agent echoed the secret back: outputs.json has it masked (eval_harness.redact),
+        # the agent echoed the secret back: outputs.json has it masked (eval_harness._util.redact),
         # the agent's own file in its workspace shows what it really received
         assert "s3cr3t-claude" not in (case / "outputs.json").read_text()
         seen = json.loads((case / "workspace" / "seen.txt").read_text())

@@ -137,7 +137,7 @@ def test_fast_start_errors_env_and_shell(tmp_path: Path, monkeypatch: pytest.Mon
 def test_log_cut_never_keeps_the_head_of_a_secret(tmp_path: Path) -> None:
     """Attack (issue 28): a log cut at max_log_bytes inside a key kept its first characters
     (the cut ran before the mask, which then no longer matched the partial key)."""
-    from eval_harness import redact
+    from eval_harness._util import redact
 
     secret = "sk-FAKE-abcdefghijklmnopqrstuvwxyz"
     redact.register([secret])

@@ -7,7 +7,7 @@ import json
 import re
 from pathlib import Path
 
-from eval_harness.textsafe import safe_text
+from eval_harness._util.safe_text import safe_text
 from tests.conftest import run_cli
 
 from ..analysis.rundir_writer import write_native

@@ -4,8 +4,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from eval_harness._util.atomic_files import atomic_write_json, read_json
 from eval_harness.matrix.builder import make_condition
-from eval_harness.store.atomic import atomic_write_json, read_json
 from eval_harness.store.index import ResumeIndex
 from eval_harness.store.rundirs import finish_run_dir, open_run_dirs
 

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from eval_harness._util.clock import utc_now_iso
+from eval_harness._util.phase_timings import phase
 from eval_harness._version import __version__
 from eval_harness.analysis.anova.condition_summaries import (
     condition_summaries,
@@ -57,7 +58,6 @@ from eval_harness.analysis.stats.errors import StatsInputError
 from eval_harness.analysis.stats.slopes import DDF_METHODS, MIXED_LABEL, canonical_ddf, mixed_label
 from eval_harness.errors import UsageError
 from eval_harness.judges.composite import coerce_judge_specs
-from eval_harness.timing import phase
 
 SCHEMA_VERSION = 1
 SPHERICITY = {"rm": "greenhouse-geisser", "lmm": "compound symmetry (assumed)",

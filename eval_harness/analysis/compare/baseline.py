@@ -34,10 +34,10 @@ import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from eval_harness._util.clock import utc_now_iso
+from eval_harness._util.json_text import write_text_atomic
+from eval_harness._util.redact import redact
 from eval_harness.analysis.frame_attrs import SharedDict, SharedList
 from eval_harness.errors import ConfigError, UsageError
-from eval_harness.jsonfile import write_text_atomic
-from eval_harness.redact import redact
 
 KIND = "eval_harness.baseline"
 SCHEMA_VERSION = 1

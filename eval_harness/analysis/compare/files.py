@@ -22,9 +22,9 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from eval_harness._util.atomic_files import atomic_text_writer
+from eval_harness._util.json_text import json_text, write_text_atomic
 from eval_harness.analysis.compare.rows import CaseRows
-from eval_harness.jsonfile import json_text, write_text_atomic
-from eval_harness.store.atomic import atomic_text_writer
 
 SUMMARY = "comparisons.json"
 CASES_FILE = "comparisons.cases.jsonl"

@@ -12,12 +12,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from eval_harness._util.atomic_files import read_json
+from eval_harness._util.numbers import run_number
 from eval_harness.analysis.loading.discover import find_run_dirs
 from eval_harness.analysis.loading.formats import NATIVE, get_format
 from eval_harness.analysis.loading.views import JudgeView, RunInfo, SampleView
 from eval_harness.errors import UsageError
-from eval_harness.numbers import run_number
-from eval_harness.store.atomic import read_json
 
 __all__ = ["JudgeView", "RunInfo", "SampleView", "case_across_conditions", "case_ids",
            "list_runs", "sample", "select_runs"]

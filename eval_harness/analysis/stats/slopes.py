@@ -24,7 +24,7 @@ import numpy as np
 import pandas as pd
 from threadpoolctl import threadpool_limits
 
-from eval_harness import malloc
+from eval_harness._util import malloc_trim
 from eval_harness.analysis.stats.balanced import CONSTANT_REL, REASONS, too_large
 from eval_harness.analysis.stats.case_groups import unique_rows
 from eval_harness.analysis.stats.correction import adjust_pvalues, canonical_correction
@@ -244,10 +244,10 @@ def fitted_mixed(cm: pd.DataFrame, factors: Sequence[str], levels: Sequence[Sequ
                             "model is not estimable")
     try:
         # the optimiser allocates the same per-case temporaries thousands of times: keep
-        # them on the heap for the fit (eval_harness/malloc.py); its matrices are small
+        # them on the heap for the fit (eval_harness/_util/malloc_trim.py); its matrices are small
         # (per case, q × q), where BLAS threads cost more to wake than they save (2 threads
         # doubled the fit's CPU time): one thread inside the fit, the caller's limits after
-        with np.errstate(all="ignore"), malloc.heap_phase(), \
+        with np.errstate(all="ignore"), malloc_trim.heap_phase(), \
                 threadpool_limits(limits=1, user_api="blas"):
             model = fit_slopes_model(cm, kf, kl, response, case, ddf)
     except (np.linalg.LinAlgError, ValueError, FloatingPointError) as exc:

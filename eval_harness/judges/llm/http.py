@@ -3,7 +3,7 @@
 Hardening:
 
 - transient failures (connection errors, 408/409/425/429/5xx/529) are retried by the
-  policy cell calls use (:mod:`eval_harness.retrying`: exponential back-off with jitter,
+  policy cell calls use (:mod:`eval_harness._util.retrying`: exponential back-off with jitter,
   ``Retry-After`` a floor up to ``max_delay``, no retry once the run is aborting);
   anything left after the last attempt raises :class:`LLMError` (the caller fails closed);
 - a 400 naming ``temperature`` (reasoning models refuse it) is retried once without the
@@ -24,12 +24,12 @@ import threading
 from dataclasses import dataclass, field
 from typing import Any
 
+from eval_harness._util.numbers import run_number
 from eval_harness.judges.llm.providers import ModelRef, endpoint, shown_url
-from eval_harness.numbers import run_number
 
-# runner.transport (http.client, ssl, urllib) is imported on the first call, not here:
+# _util.http_post (http.client, ssl, urllib) is imported on the first call, not here:
 # --dry-run builds every judge and must not pay for the HTTP stack (docs/performance.md)
-MAX_RESPONSE_BYTES = 32 * 1024 * 1024  # = runner.transport.MAX_RESPONSE_BYTES (a test checks)
+MAX_RESPONSE_BYTES = 32 * 1024 * 1024  # = _util.http_post.MAX_RESPONSE_BYTES (a test checks)
 
 ANTHROPIC_VERSION = "2023-06-01"
 RETRY_STATUSES = {408, 409, 425, 429, 500, 502, 503, 504, 529}
@@ -114,11 +114,11 @@ def _retry_after(value: str | None) -> float | None:
 def _attempt(url: str, headers: dict[str, str], data: bytes,
              policy: RetryPolicy) -> dict[str, Any] | _Transient:
     """One request: the parsed reply, a transient failure, or LLMError (permanent)."""
+    from eval_harness._util.http_post import TransportError, post
     from eval_harness._util.untrusted_json import loads_reply
-    from eval_harness.runner.transport import TransportError, post
 
     try:
-        # wall-clock deadline per request, no redirects, capped body (runner.transport)
+        # wall-clock deadline per request, no redirects, capped body (_util.http_post)
         reply = post(url, data, headers, deadline_s=policy.timeout, max_bytes=policy.max_bytes)
     except TransportError as exc:
         if not exc.transient:
@@ -141,9 +141,9 @@ def _attempt(url: str, headers: dict[str, str], data: bytes,
 
 def _post(url: str, headers: dict[str, str], body: dict[str, Any],
           policy: RetryPolicy) -> dict[str, Any]:
-    """The request with the cell-retry policy (:mod:`eval_harness.retrying`: jittered
+    """The request with the cell-retry policy (:mod:`eval_harness._util.retrying`: jittered
     exponential backoff, Retry-After a floor up to ``max_delay``, no retry past an abort)."""
-    from eval_harness.retrying import Backoff, call_with_backoff
+    from eval_harness._util.retrying import Backoff, call_with_backoff
 
     data = json.dumps(body).encode()
     result, attempts = call_with_backoff(

@@ -14,7 +14,7 @@ whitespace (a key read with ``$(cat key.txt)`` keeps its newline), and JSON-, HT
 URL-escaped, so a masked file holds none of them. Values shorter than
 :data:`MIN_SECRET_CHARS` are ignored (masking ``"1"`` everywhere would wreck reports).
 
-Masking points: every JSON file of a run directory (``store.atomic.dumps``), the agent's
+Masking points: every JSON file of a run directory (``_util.atomic_files.dumps``), the agent's
 ``stdout.log`` / ``stderr.log`` once the process ends, the ``--verbose`` tee, every report and
 analysis file, and ``sys.stdout`` / ``sys.stderr`` for the whole CLI call (so rich output,
 logging, warnings and ``--debug`` tracebacks pass through it).

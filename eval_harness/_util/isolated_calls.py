@@ -7,8 +7,8 @@ child. A call past its timeout, or cancelled (Ctrl-C, SIGTERM), kills its child,
 nothing keeps running in the background (a thread could not be stopped).
 
 Children are persistent (one request at a time each, reused), started with
-``python -m eval_harness.isolated_child`` (tens of ms, once per concurrent caller), and
-killed at exit. Protocol: :mod:`eval_harness.isolated_child`.
+``python -m eval_harness._util.isolated_child`` (tens of ms, once per concurrent caller), and
+killed at exit. Protocol: :mod:`eval_harness._util.isolated_child`.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from eval_harness.isolated_child import _HEADER, write_frame
+from eval_harness._util.isolated_child import _HEADER, write_frame
 
 _POLL_S = 0.05
 _START_S = 60.0  # a child that has not said "ready" by then is broken
@@ -64,7 +64,7 @@ _LINE_MAX = 64 * 1024
 
 def _forward_stderr(stream: Any) -> None:
     """Copy a child's stderr to ours line by line, secrets masked (``redact``)."""
-    from eval_harness.redact import redact
+    from eval_harness._util.redact import redact
 
     with contextlib.suppress(OSError, ValueError):
         for line in iter(lambda: stream.readline(_LINE_MAX), b""):
@@ -80,7 +80,7 @@ class _Child:
         env["PYTHONPATH"] = os.pathsep.join(
             p for p in (_PACKAGE_ROOT, env.get("PYTHONPATH", "")) if p)
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "eval_harness.isolated_child"], stdin=subprocess.PIPE,
+            [sys.executable, "-m", "eval_harness._util.isolated_child"], stdin=subprocess.PIPE,
             stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env, close_fds=True)
         stdin, stdout, stderr = self.proc.stdin, self.proc.stdout, self.proc.stderr
         if stdin is None or stdout is None or stderr is None:  # pragma: no cover

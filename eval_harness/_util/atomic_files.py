@@ -19,8 +19,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TextIO, Union
 
-from eval_harness.redact import redact
-from eval_harness.regular import open_regular
+from eval_harness._util.redact import redact
+from eval_harness._util.regular_files import open_regular
 
 _FSYNC = os.environ.get("EVAL_HARNESS_FSYNC", "") not in ("", "0")
 _counter = itertools.count(1)  # next() on a C counter is atomic under the GIL

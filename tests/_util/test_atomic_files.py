@@ -1,4 +1,4 @@
-"""store/atomic.py's streaming writer: the new content appears whole or not at all, and
+"""_util/atomic_files.py's streaming writer: the new content appears whole or not at all, and
 the writers that used their own temp-file-and-rename now all go through this module."""
 
 from __future__ import annotations
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from eval_harness.store.atomic import atomic_text_writer
+from eval_harness._util.atomic_files import atomic_text_writer
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -35,8 +35,8 @@ def test_an_error_mid_write_keeps_the_old_file_and_no_temp(tmp_path: Path) -> No
 
 
 def test_no_module_renames_files_itself() -> None:
-    """One temp-file-and-rename implementation: store/atomic.py."""
-    allowed = {"eval_harness/store/atomic.py": "the implementation",
+    """One temp-file-and-rename implementation: _util/atomic_files.py."""
+    allowed = {"eval_harness/_util/atomic_files.py": "the implementation",
                "eval_harness/reports/outset.py": "swaps whole output folders (renameat2), "
                "not a temp copy of one file"}
     offenders = []

@@ -14,9 +14,9 @@ from typing import Any
 
 import yaml
 
-from eval_harness.isolated import POOL, Pool
+from eval_harness._util.isolated_calls import POOL, Pool
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def _write(tmp: Path, runner: dict[str, Any], judges: list[dict[str, Any]] | None = None,

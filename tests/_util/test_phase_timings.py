@@ -1,4 +1,4 @@
-"""eval_harness.timing: phases nest and accumulate, numbers are real, off costs nothing."""
+"""eval_harness._util.phase_timings: phases nest and accumulate, numbers are real, off costs nothing."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ import threading
 import time
 from pathlib import Path
 
-from eval_harness import timing
-from eval_harness.timing import phase, recording
+from eval_harness._util import phase_timings
+from eval_harness._util.phase_timings import phase, recording
 from tests.conftest import ROOT
 
 
@@ -21,7 +21,7 @@ def _busy(seconds: float) -> None:
 
 
 def test_off_by_default_is_one_shared_no_op() -> None:
-    assert timing._ACTIVE is None
+    assert phase_timings._ACTIVE is None
     assert phase("a") is phase("b")  # no recorder, no allocation: the same null context
     with phase("a"):
         pass
@@ -39,7 +39,7 @@ def test_phases_nest_accumulate_and_measure_cpu_and_wall() -> None:
                 _busy(0.05)
         with phase("sleep"):
             time.sleep(0.05)
-    assert timing._ACTIVE is None  # restored on exit
+    assert phase_timings._ACTIVE is None  # restored on exit
     doc = rec.to_dict()
     by_path = {p["path"]: p for p in doc["phases"]}
     assert list(by_path) == ["outer", "outer/inner", "sleep"]  # first-entry order
@@ -87,7 +87,7 @@ def test_peak_rss_growth_is_attributed_to_the_phase_that_allocates(tmp_path: Pat
     script = f"""
 import sys; sys.path.insert(0, {str(ROOT)!r})
 from pathlib import Path
-from eval_harness.timing import phase, recording
+from eval_harness._util.phase_timings import phase, recording
 with recording() as rec:
     with phase("big"):
         block = bytes(range(256)) * (64 * 1024 * 1024 // 256)

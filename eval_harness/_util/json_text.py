@@ -32,8 +32,8 @@ def json_text(data: Any, *, ensure_ascii: bool = True, default: Callable[[Any], 
 
 def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:
     """Write ``text`` (UTF-8) to ``path`` atomically, creating its folder: the store's
-    temp-file-and-rename writer (:func:`eval_harness.store.atomic.atomic_write_bytes`)."""
-    from eval_harness.store.atomic import atomic_write_bytes
+    temp-file-and-rename writer (:func:`eval_harness._util.atomic_files.atomic_write_bytes`)."""
+    from eval_harness._util.atomic_files import atomic_write_bytes
 
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     atomic_write_bytes(path, text.encode("utf-8"))

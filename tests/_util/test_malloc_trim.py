@@ -1,4 +1,4 @@
-"""eval_harness.malloc: with the mmap threshold fixed, freed row-sized arrays leave the
+"""eval_harness._util.malloc_trim: with the mmap threshold fixed, freed row-sized arrays leave the
 resident set; with glibc's dynamic threshold they stay (the reason for the module)."""
 
 from __future__ import annotations
@@ -7,16 +7,16 @@ import json
 import subprocess
 import sys
 
-from eval_harness import malloc
+from eval_harness._util import malloc_trim
 
 # Frees an 8 MiB array (glibc then serves blocks up to 8 MiB from the heap unless the
 # threshold is fixed), allocates 24 × 4 MiB with a 64 KiB array pinned after each (so the
 # heap cannot shrink from the top), frees the big ones, reports RSS growth in MiB.
 PROBE = """
 import json, sys
-from eval_harness import malloc
+from eval_harness._util import malloc_trim
 if sys.argv[1] == "tuned":
-    assert malloc.tune()
+    assert malloc_trim.tune()
 import numpy as np
 def rss():
     return int(open("/proc/self/status").read().split("VmRSS:")[1].split()[0]) / 1024
@@ -38,12 +38,12 @@ def _growth(mode: str) -> float:
 
 
 def test_freed_arrays_leave_the_resident_set_once_tuned() -> None:
-    if not sys.platform.startswith("linux") or malloc._glibc() is None:
-        assert malloc.tune() is False  # elsewhere: a no-op that says so
-        malloc.trim()
+    if not sys.platform.startswith("linux") or malloc_trim._glibc() is None:
+        assert malloc_trim.tune() is False  # elsewhere: a no-op that says so
+        malloc_trim.trim()
         return
-    assert malloc.tune() and malloc.tune()  # idempotent
-    malloc.trim()
+    assert malloc_trim.tune() and malloc_trim.tune()  # idempotent
+    malloc_trim.trim()
     assert _growth("tuned") < 16  # the 96 MiB were unmapped when freed
     assert _growth("default") > 64  # glibc's dynamic threshold kept them resident
 
@@ -53,16 +53,16 @@ def test_freed_arrays_leave_the_resident_set_once_tuned() -> None:
 # phase the tuned threshold is back (the growth probe above would hold again).
 LOOP = """
 import json, resource, sys
-from eval_harness import malloc
+from eval_harness._util import malloc_trim
 import numpy as np
-assert malloc.tune()
+assert malloc_trim.tune()
 def faults(n=200):
     before = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
     for _ in range(n):
         a = np.ones(1 << 17); del a
     return resource.getrusage(resource.RUSAGE_SELF).ru_minflt - before
 tuned = faults()
-with malloc.heap_phase():
+with malloc_trim.heap_phase():
     faults(1)
     phase = faults()
 after = faults()
@@ -71,8 +71,8 @@ print(json.dumps([tuned, phase, after]))
 
 
 def test_heap_phase_reuses_loop_temporaries_and_restores_the_threshold() -> None:
-    if not sys.platform.startswith("linux") or malloc._glibc() is None:
-        with malloc.heap_phase():  # a no-op elsewhere
+    if not sys.platform.startswith("linux") or malloc_trim._glibc() is None:
+        with malloc_trim.heap_phase():  # a no-op elsewhere
             return
     out = subprocess.run([sys.executable, "-c", LOOP], capture_output=True, text=True,
                          check=True)

@@ -1,4 +1,4 @@
-"""The one retry policy (eval_harness/retrying.py): jittered exponential backoff, the
+"""The one retry policy (eval_harness/_util/retrying.py): jittered exponential backoff, the
 server's Retry-After a floor (capped), only transient results retried, and no retry or
 wait past an abort."""
 
@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from eval_harness import retrying
-from eval_harness.retrying import CURRENT_STOP, Backoff, call_with_backoff, retry_wait
+from eval_harness._util import retrying
+from eval_harness._util.retrying import CURRENT_STOP, Backoff, call_with_backoff, retry_wait
 
 
 def test_wait_is_exponential_jittered_capped_with_retry_after_a_floor() -> None:

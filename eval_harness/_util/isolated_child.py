@@ -1,6 +1,6 @@
-"""The child side of :mod:`eval_harness.isolated`: run user code, answer over a pipe.
+"""The child side of :mod:`eval_harness._util.isolated_calls`: run user code, answer over a pipe.
 
-Started as ``python -m eval_harness.isolated_child``. Requests and replies are pickled
+Started as ``python -m eval_harness._util.isolated_child``. Requests and replies are pickled
 frames (8-byte big-endian length + payload) on stdin / the original stdout; the user
 code's own ``print`` goes to stderr (fd 1 is pointed at fd 2), so it cannot corrupt a
 frame. Imports stay minimal (no pandas, no pydantic) so a child starts in tens of ms.

@@ -1,11 +1,11 @@
-"""eval_harness/numbers.py: the two readings of an untrusted number."""
+"""eval_harness/_util/numbers.py: the two readings of an untrusted number."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from eval_harness.numbers import as_finite, run_number
+from eval_harness._util.numbers import as_finite, run_number
 
 
 @pytest.mark.parametrize(("value", "strict", "lenient"), [
