@@ -19,10 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from eval_harness.app.registry import install_defaults
+import eval_harness.app  # noqa: F401  (the application layer: its dialects and run formats)
 from eval_harness.errors import UsageError
-
-install_defaults()  # the AEH dialect and run format, as every door reads them
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
