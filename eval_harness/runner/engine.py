@@ -119,9 +119,9 @@ class _Outcome:
 def build_runner(config: EvalConfig) -> Runner:
     """:func:`eval_harness.runner.registry.build_runner`, imported on first use (the builtin
     runners and their HTTP stack stay unimported for planning)."""
-    from eval_harness.runner.registry import build_runner as build
+    from eval_harness.runner import registry
 
-    return build(config)
+    return registry.build_runner(config)
 
 
 class Engine:

@@ -16,7 +16,7 @@ from pathlib import Path
 from tests.conftest import ROOT
 
 HEAVY = ("scipy.stats", "scipy.signal", "scipy.optimize", "matplotlib")
-ENTRY = ("eval_harness.cli.pipeline", "eval_harness.analysis.anova.document",
+ENTRY = ("eval_harness.app.analyze", "eval_harness.analysis.anova.document",
          "eval_harness.analysis.compare.build", "eval_harness.reports.model",
          "eval_harness.analysis.loading.loader")
 PROBE = f"""

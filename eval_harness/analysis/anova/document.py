@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from eval_harness._util.clock import utc_now_iso
+from eval_harness._util.numbers import finite_or_none
 from eval_harness._util.phase_timings import phase
 from eval_harness._version import __version__
 from eval_harness.analysis.anova.condition_summaries import (
@@ -29,7 +30,6 @@ from eval_harness.analysis.anova.condition_summaries import (
 from eval_harness.analysis.anova.design_check import (
     DesignCheck,
     design_check,
-    finite_or_none,
     observed_levels,
     usable_rows,
 )
