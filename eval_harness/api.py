@@ -309,7 +309,7 @@ def load_runs(path: Any, **kwargs: Any) -> pd.DataFrame:
     ``aeh_errors`` (``exclude`` or ``zero``) is agent-eval-harness's format option
     ``errors`` (:mod:`eval_harness.aeh.run_format`)."""
     from eval_harness.aeh import format_options
-    from eval_harness.analysis.loading.loader import load_runs as _load
+    from eval_harness.analysis.loading.tidy_frame import load_runs as _load
 
     if "aeh_errors" in kwargs:
         chosen = dict(kwargs.pop("format_options", None) or {})

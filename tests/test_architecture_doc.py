@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from eval_harness.analysis.loading import formats
-from eval_harness.analysis.loading.loader import load_runs
+from eval_harness.analysis.loading.tidy_frame import load_runs
 from tests.conftest import ROOT
 from tests.test_layers import LAYERS
 

@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from eval_harness.config.models import EvalConfig
-from eval_harness.config.templates import render_arguments, render_value
+from eval_harness.config.template_syntax import render_arguments, render_value
 from eval_harness.pricing.table import price_usage
-from eval_harness.runner.base import RunRequest, RunResult, register, usage_tokens
+from eval_harness.runner.contract import RunRequest, RunResult, register, usage_tokens
 from eval_harness.runner.http import reply_to_result
 from eval_harness.runner.httpcall import post_json
 from eval_harness.trace.model import build_trace

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from eval_harness.trace import model
 from eval_harness._util.redact import secret_key_name
+from eval_harness.trace import model
 from eval_harness.trace.model import MASK, MAX_TEXT, Step, build_trace
 from eval_harness.trace.reader import read_trace
 

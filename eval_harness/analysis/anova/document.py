@@ -54,7 +54,7 @@ from eval_harness.analysis.stats import (
 )
 from eval_harness.analysis.stats.design import term_name
 from eval_harness.analysis.stats.effect_size import PARTIAL_ETA_ERROR, generalized_eta_squared
-from eval_harness.analysis.stats.errors import StatsInputError
+from eval_harness.analysis.stats.input_errors import StatsInputError
 from eval_harness.analysis.stats.slopes import DDF_METHODS, MIXED_LABEL, canonical_ddf, mixed_label
 from eval_harness.errors import UsageError
 from eval_harness.judges.composite import coerce_judge_specs

@@ -16,7 +16,7 @@ from eval_harness._util.atomic_files import read_json
 from eval_harness._util.numbers import run_number
 from eval_harness.analysis.loading.discover import find_run_dirs
 from eval_harness.analysis.loading.formats import NATIVE, get_format
-from eval_harness.analysis.loading.views import JudgeView, RunInfo, SampleView
+from eval_harness.analysis.loading.run_views import JudgeView, RunInfo, SampleView
 from eval_harness.errors import UsageError
 
 __all__ = ["JudgeView", "RunInfo", "SampleView", "case_across_conditions", "case_ids",

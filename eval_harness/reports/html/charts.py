@@ -2,8 +2,8 @@
 ``<svg>`` plus data-dependent caption notes), or ``None`` when the data cannot support
 the chart (the page then says "not available").
 
-All read only the report model (``reports.model.build_report``). Conditions are named by
-their compact labels (``large · high · docs``, see ``html.labels``); factor levels appear
+All read only the report model (``reports.report_model.build_report``). Conditions are named by
+their compact labels (``large · high · docs``, see ``html.chart_labels``); factor levels appear
 in matrix order (``design.factors``), never sorted by value, so a reader finds a level in
 the same place in every panel.
 """
@@ -18,7 +18,7 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.lines import Line2D
 
-from eval_harness.reports.html import labels as lb
+from eval_harness.reports.html import chart_labels as lb
 from eval_harness.reports.html.chart_heatmap import heatmap_chart
 from eval_harness.reports.html.chart_pareto import pareto_chart
 from eval_harness.reports.html.svg import (

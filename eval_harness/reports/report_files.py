@@ -25,7 +25,7 @@ from eval_harness._util.phase_timings import phase
 from eval_harness._util.redact import redact
 from eval_harness.errors import UsageError
 from eval_harness.reports.markdown import render_markdown
-from eval_harness.reports.model import build_report
+from eval_harness.reports.report_model import build_report
 
 FORMATS = ("md", "json", "html")
 FILENAMES = {"md": "report.md", "json": "report.json", "html": "report.html"}
