@@ -11,10 +11,10 @@ and present the outputs; none of them assembles the pipeline itself. Modules are
 on use (``--dry-run`` stays light).
 
 Importing this package registers the shipped config dialects and run formats
-(:func:`~eval_harness.app.defaults.install_defaults`; the one place it is called), so every
+(:func:`~eval_harness.app.plugins.install_defaults`; the one place it is called), so every
 door that reaches the application layer reads the same files the same way.
 """
 
-from eval_harness.app.defaults import install_defaults
+from eval_harness.app.plugins import install_defaults
 
 install_defaults()
