@@ -18,7 +18,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from eval_harness.cache.active import current as current_cache
+from eval_harness.cache.active import current_cache
 from eval_harness.judges.cache import VerdictCache, cache_key
 from eval_harness.judges.llm import verdict
 from eval_harness.judges.llm.chat_call import Completion, LLMError, RetryPolicy, complete
