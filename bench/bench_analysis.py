@@ -93,7 +93,7 @@ def main() -> None:
     ap.add_argument("--mixedlm", action="store_true", help="also time statsmodels MixedLM")
     args = ap.parse_args()
     from eval_harness.analysis.anova.document import build_anova
-    from eval_harness.analysis.loading.loader import load_runs
+    from eval_harness.analysis.loading.tidy_frame import load_runs
 
 
     root = args.keep or tempfile.mkdtemp(prefix="bench-analysis-")

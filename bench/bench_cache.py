@@ -38,8 +38,8 @@ import yaml
 from eval_harness.cache.store import CallCache
 from eval_harness.cli.main import main as cli_main
 from eval_harness.matrix.experiment import prepare
-from eval_harness.runner.base import RunRequest
 from eval_harness.runner.cached import CachedRunner
+from eval_harness.runner.contract import RunRequest
 from eval_harness.runner.llm import OpenAIRunner
 
 REPO = Path(__file__).resolve().parents[1]

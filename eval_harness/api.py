@@ -19,10 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from eval_harness.app.registry import install_defaults
+import eval_harness.app  # noqa: F401  (the application layer: its dialects and run formats)
 from eval_harness.errors import UsageError
-
-install_defaults()  # the AEH dialect and run format, as every door reads them
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas as pd
@@ -311,7 +309,7 @@ def load_runs(path: Any, **kwargs: Any) -> pd.DataFrame:
     ``aeh_errors`` (``exclude`` or ``zero``) is agent-eval-harness's format option
     ``errors`` (:mod:`eval_harness.aeh.run_format`)."""
     from eval_harness.aeh import format_options
-    from eval_harness.analysis.loading.loader import load_runs as _load
+    from eval_harness.analysis.loading.tidy_frame import load_runs as _load
 
     if "aeh_errors" in kwargs:
         chosen = dict(kwargs.pop("format_options", None) or {})

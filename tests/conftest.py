@@ -13,13 +13,9 @@ from pathlib import Path
 
 import pytest
 
+import eval_harness.app  # noqa: F401  (registers the dialects and run formats, as for every door)
 from eval_harness._util import redact
-from eval_harness.app.registry import install_defaults
 from eval_harness.cli.main import main
-
-# as every door does: tests that load configs or run directories through the core directly
-# (load_config, prepare, load_runs) read agent-eval-harness's files too
-install_defaults()
 
 ROOT = Path(__file__).resolve().parent.parent
 _FIXTURES_SOURCE = Path(__file__).resolve().parent / "fixtures"

@@ -1,5 +1,8 @@
-"""Finite numbers out of untrusted values (run data, JSON, templates): one place for the two
-readings the code needs, so every reader treats NaN, ±inf, booleans and text alike."""
+"""Finite numbers: the one place every reader of a number that may be NaN, ±inf, a boolean
+or text goes through, so they all treat those alike. Three readings: :func:`run_number`
+(strict, untrusted run data), :func:`as_finite` (lenient, display and metrics) and
+:func:`finite_or_none` (computed statistics: a value that is no number at all is a bug and
+raises)."""
 
 from __future__ import annotations
 
@@ -27,3 +30,12 @@ def as_finite(x: Any) -> float | None:
     except (TypeError, ValueError, OverflowError):
         return None
     return f if math.isfinite(f) else None
+
+
+def finite_or_none(x: Any) -> float | None:
+    """JSON-safe float of a computed value: None for None, NaN and ±inf. Unlike
+    :func:`as_finite`, a value ``float()`` cannot read (text, an object) raises — in the
+    statistics that is a bug to surface, not data to hide."""
+    if x is None:
+        return None
+    return as_finite(float(x))

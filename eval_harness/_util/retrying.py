@@ -1,5 +1,5 @@
 """The one retry policy: cell calls (``runner/cell.py``) and LLM-judge requests
-(``judges/llm/http.py``) both go through :func:`call_with_backoff`.
+(``judges/llm/chat_call.py``) both go through :func:`call_with_backoff`.
 
 Only results the caller calls transient are retried, up to ``retries`` more times, waiting
 ``max(Retry-After, min(maximum, initial·2^(n−1) + U(0, initial)))`` before retry ``n``

@@ -26,8 +26,8 @@ from typing import Any
 
 from eval_harness._util.numbers import run_number
 from eval_harness.aeh.scoring import AehRule, case_facts, case_record, read_summary, run_dict
+from eval_harness.analysis.loading.run_views import CaseView, JudgeView
 from eval_harness.analysis.loading.runfiles import UnreadableRun, read_json_object
-from eval_harness.analysis.loading.views import CaseView, JudgeView
 from eval_harness.store.confine import open_run_file
 
 MAX_TEXT = 200_000  # characters of a log shown as the answer

@@ -26,6 +26,7 @@ import numpy as np
 import pandas as pd
 
 from eval_harness._util.numbers import run_number
+from eval_harness.analysis.anova.condition_summaries import pareto_front
 
 
 def _composite(frame: pd.DataFrame, columns: list[str] | None = None) -> pd.DataFrame:
@@ -93,15 +94,15 @@ def _anova_block(anova: Mapping[str, Any], frame: pd.DataFrame) -> dict[str, Any
 
 
 def _pareto(summaries: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Conditions no other beats on both cost (lower) and mean (higher); all when a cost
-    or mean is missing (no cost axis)."""
+    """Conditions no other beats on both cost (lower) and mean (higher)
+    (:func:`~eval_harness.analysis.anova.condition_summaries.pareto_front`, ties kept),
+    cheapest first; all when a cost or mean is missing (no cost axis)."""
     if not summaries or any(run_number(s.get("cost")) is None or run_number(s.get("mean")) is None
                             for s in summaries):
         return summaries
-    front = [s for s in summaries
-             if not any(o is not s and o["cost"] <= s["cost"] and o["mean"] >= s["mean"]
-                        and (o["cost"] < s["cost"] or o["mean"] > s["mean"]) for o in summaries)]
-    return sorted(front, key=lambda s: s["cost"])
+    front = pareto_front([(str(i), float(s["cost"]), float(s["mean"]))
+                          for i, s in enumerate(summaries)])
+    return sorted((summaries[int(i)] for i in front), key=lambda s: s["cost"])
 
 
 def _per_case(comp: pd.DataFrame, factors: list[str]) -> dict[str, dict[str, float | None]]:

@@ -26,8 +26,8 @@ from typing import TYPE_CHECKING, Any
 from eval_harness.aeh.cases import iter_cases, read_run
 from eval_harness.aeh.scoring import SUMMARY, AehRule, aeh_rule, is_aeh_run
 from eval_harness.analysis.loading.formats import NO, SURE, RunFormat
+from eval_harness.analysis.loading.run_views import CaseView, RunInfo
 from eval_harness.analysis.loading.runfiles import UnreadableRun, levels_key, natural_key
-from eval_harness.analysis.loading.views import CaseView, RunInfo
 from eval_harness.judges.reward import DEFAULT_RANGE
 
 if TYPE_CHECKING:

@@ -9,7 +9,7 @@ columns, ~10x faster. A combination is not reused when its rows carried a note n
 the case (a non-finite value, a malformed record) or a part is unhashable.
 
 Chunks hold plain column lists whose repeated values are shared objects, so a worker
-process sends one back cheaply (`analysis.loading.loader`). The record behind a sample
+process sends one back cheaply (`analysis.loading.tidy_frame`). The record behind a sample
 (needed only to compare two copies of the same sample) is not kept: :class:`AehSample`
 re-reads it.
 """

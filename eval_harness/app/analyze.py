@@ -33,7 +33,7 @@ Say = Callable[[str], None]
 _HEAVY = ("eval_harness.analysis.anova.document", "eval_harness.analysis.compare.baseline",
           "eval_harness.analysis.compare.build", "eval_harness.analysis.compare.gate",
           "eval_harness.analysis.compare.leaderboard", "eval_harness.analysis.compare.verdicts",
-          "eval_harness.analysis.failures", "eval_harness.analysis.loading.loader")
+          "eval_harness.analysis.failures", "eval_harness.analysis.loading.tidy_frame")
 
 
 def _stderr(line: str) -> None:
@@ -53,7 +53,7 @@ class AnalysisDocuments:
 
     def render_args(self) -> dict[str, Any]:
         """The documents as the keyword arguments of the report renderers
-        (reports.console.print_console, reports.writer.write_reports)."""
+        (reports.console.print_console, reports.report_files.write_reports)."""
         return {"anova": self.anova, "comparisons": self.comparisons,
                 "leaderboard": self.leaderboard, "thresholds": self.thresholds,
                 "pairwise": self.pairwise}
@@ -205,7 +205,7 @@ def load_frame(paths: Sequence[Path], loaded: LoadedConfig | None,
     """The tidy frame of the runs under ``paths`` (the one call of the loader)."""
     from eval_harness.aeh import format_options
     from eval_harness.analysis.config_settings import factor_levels
-    from eval_harness.analysis.loading.loader import load_runs
+    from eval_harness.analysis.loading.tidy_frame import load_runs
 
     return load_runs(list(paths), judge_specs=loaded.config if loaded else None,
                      factor_levels=factor_levels(loaded),
@@ -393,7 +393,7 @@ def _report(docs: AnalysisDocuments, frame: Any, loaded: LoadedConfig | None,
     from dataclasses import replace
 
     from eval_harness._util.clock import utc_now_iso
-    from eval_harness.reports.model import build_report
+    from eval_harness.reports.report_model import build_report
 
     with phase("report model"):
         report = build_report(title=loaded.config.title if loaded else None,
@@ -448,7 +448,7 @@ def _write_reports(outset: Any, final_dir: Path, docs: AnalysisDocuments, frame:
                    paths: Sequence[Path]) -> dict[str, Path]:
     """The reports (unless there is no report model); commit the output set; return
     name -> final path of every file."""
-    from eval_harness.reports.writer import write_reports
+    from eval_harness.reports.report_files import write_reports
 
     out_dir = outset.path
     written: dict[str, Path] = {}

@@ -13,7 +13,7 @@ _lock = threading.Lock()
 _active: CallCache | None = None
 
 
-def current() -> CallCache | None:
+def current_cache() -> CallCache | None:
     """The active cache (read from worker threads: a process-wide setting)."""
     return _active
 

@@ -1,5 +1,5 @@
 """The dry-run's price-table estimate: per condition and per LLM judge, point and upper
-bound (the arithmetic is :mod:`eval_harness.pricing.estimate`; docs/cost.md)."""
+bound (the arithmetic is :mod:`eval_harness.pricing.dry_run_cost`; docs/cost.md)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 
 from eval_harness.config.models import EvalConfig
 from eval_harness.matrix.experiment import Experiment
-from eval_harness.pricing.estimate import (
+from eval_harness.pricing.dry_run_cost import (
     CHARS_PER_TOKEN,
     JUDGE_OVERHEAD_TOKENS,
     POINT_REPLY_TOKENS,
@@ -30,7 +30,7 @@ _THINKING = {"low": 1024, "medium": 4096, "high": 16384}
 
 def _prompt_chars(exp: Experiment, cfg: EvalConfig, cond: Any) -> float:
     """Mean characters of the rendered user message (+ system prompt) over sampled cases."""
-    from eval_harness.runner.base import RunRequest
+    from eval_harness.runner.contract import RunRequest
     from eval_harness.runner.llm import user_message
 
     cases = exp.cases

@@ -6,7 +6,7 @@ import argparse
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from eval_harness.cache.store import CallCache
+    pass
 
 
 def add_cost_flags(g: Any) -> None:
@@ -20,13 +20,6 @@ def add_cost_flags(g: Any) -> None:
     g.add_argument("--max-spend", type=float, metavar="USD",
                    help="stop launching cells once this run's spend would pass USD (exit 3; "
                         "rerun to resume)")
-
-
-def open_cache(args: argparse.Namespace, exp: Any) -> CallCache | None:
-    """The cache this command uses (None: disabled); exit 2 when it cannot be opened."""
-    from eval_harness.app.run import open_cache as _open
-
-    return _open(args, exp)
 
 
 def max_spend(args: argparse.Namespace) -> float | None:

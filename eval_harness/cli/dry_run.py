@@ -14,8 +14,8 @@ from eval_harness.cli.args import concurrency, config_overrides, input_overrides
 from eval_harness.config.loader import load_config
 from eval_harness.config.masking import mask_secrets
 from eval_harness.matrix.checks import self_judging, unconsumed_factors
-from eval_harness.matrix.estimate import estimate_cost
 from eval_harness.matrix.experiment import Experiment, prepare
+from eval_harness.matrix.plan_estimate import estimate_cost
 from eval_harness.runner.shard import Shard
 from eval_harness.store.history import scan_earlier
 

@@ -32,9 +32,7 @@ _ENTRIES = {"init": ("eval_harness.cli.init_cmd", "main"),
 
 
 def _dispatch(argv: list[str]) -> int:
-    from eval_harness.app.registry import install_defaults
-
-    install_defaults()  # the AEH dialect and run format (inside the error boundary)
+    import eval_harness.app  # noqa: F401  (registers the dialects and run formats, inside the error boundary)
     if argv and argv[0] in SUBCOMMANDS:
         name, rest = argv[0], argv[1:]
         if name in _ENTRIES:

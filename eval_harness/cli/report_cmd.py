@@ -75,7 +75,7 @@ def _say_assumed_rule(out: Path, comparisons: Any) -> None:
 def main(argv: list[str]) -> int:
     """Run the subcommand; return the exit code (0, or 2 via UsageError)."""
     args = build_parser().parse_args(argv)
-    from eval_harness.reports.writer import parse_formats
+    from eval_harness.reports.report_files import parse_formats
 
     formats = parse_formats(args.format)
     out = Path(args.output) if args.output else _default_output()
@@ -111,13 +111,13 @@ def main(argv: list[str]) -> int:
     from rich.console import Console
 
     from eval_harness.reports.console import print_console
-    from eval_harness.reports.writer import write_reports
+    from eval_harness.reports.report_files import write_reports
 
     inputs: dict[str, Any] = {"anova": anova, "frame": frame, "comparisons": comparisons,
                               "leaderboard": leaderboard, "thresholds": thresholds,
                               "pairwise": pairwise}
     from eval_harness._util.clock import utc_now_iso
-    from eval_harness.reports.model import build_report
+    from eval_harness.reports.report_model import build_report
 
     report = build_report(**inputs, generated_at=utc_now_iso())  # once, for files and console
     written = write_reports(out, **inputs, runs_root=roots, formats=formats, report=report)

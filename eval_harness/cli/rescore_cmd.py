@@ -57,8 +57,8 @@ def _rescore_dir(args: argparse.Namespace, exp: Any, eval_dir: Path) -> int:
 
         check_judge_models(exp)
     scorer = build_scorer(exp, runs_dir=args.runs_dir)
+    from eval_harness.app.run import open_cache
     from eval_harness.cache.active import activated
-    from eval_harness.cli.cost_opts import open_cache
 
     cache = open_cache(args, exp)
     try:

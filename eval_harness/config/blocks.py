@@ -9,7 +9,7 @@ from typing import Literal
 
 from pydantic import Field, StrictInt, StrictStr, field_validator
 
-from eval_harness.config.base import Block
+from eval_harness.config.strict_block import Block
 
 
 class MlflowBlock(Block):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pydantic import Field, StrictBool, field_validator
 
-from eval_harness.config.base import Block
+from eval_harness.config.strict_block import Block
 
 
 class CacheBlock(Block):

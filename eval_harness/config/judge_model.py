@@ -12,8 +12,8 @@ from typing import Any, Literal
 
 from pydantic import Field, StrictBool, ValidationInfo, field_validator, model_validator
 
-from eval_harness.config.base import Block
 from eval_harness.config.judge_options import BUILTIN_OPTIONS, unknown_option
+from eval_harness.config.strict_block import Block
 
 #: fields that select a judge kind (the kind is inferred from which is present)
 KIND_FIELDS = (

@@ -16,8 +16,8 @@ from pydantic import (
     field_validator,
 )
 
-from eval_harness.config.base import Block
 from eval_harness.config.ddf import ddf_method, unknown_ddf
+from eval_harness.config.strict_block import Block
 
 CORRECTIONS = ("holm", "bh", "fdr_bh", "none")
 METHODS = ("auto", "rm", "mixed", "lmm")

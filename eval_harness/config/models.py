@@ -6,13 +6,13 @@ from typing import Any
 
 from pydantic import Field, field_validator, model_validator
 
-from eval_harness.config.base import Block
 from eval_harness.config.blocks import HooksBlock, MlflowBlock, WorkspaceFiles
 from eval_harness.config.cost_model import CacheBlock, PriceBlock
 from eval_harness.config.judge_model import CompositeBlock, JudgeBlock, ThresholdsBlock
 from eval_harness.config.matrix_model import MatrixBlock
 from eval_harness.config.reward_model import RewardBlock
 from eval_harness.config.runner_model import ExecutionBlock, RunnerBlock
+from eval_harness.config.strict_block import Block
 
 
 class ModelsBlock(Block):

@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 
 from pydantic import Field, StrictBool, model_validator
 
-from eval_harness.config.base import Block
 from eval_harness.config.formula import parse_formula
+from eval_harness.config.strict_block import Block
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ from typing import Any, Literal
 
 from pydantic import Field, StrictBool, StrictInt, StrictStr, model_validator
 
-from eval_harness.config.base import Block
+from eval_harness.config.strict_block import Block
 
 RunnerType = Literal["cli", "http", "openai", "anthropic", "claude-code", "python"]
 PermissionMode = Literal["default", "acceptEdits", "plan", "auto", "dontAsk",

@@ -27,7 +27,7 @@ import re
 import string
 from typing import Any
 
-from eval_harness.config.templates import render_value
+from eval_harness.config.template_syntax import render_value
 from eval_harness.judges.expected import expected_entities, fold, reference_answer
 from eval_harness.judges.retrieval import check_retrieval_spec, retrieval
 from eval_harness.judges.trace_scorers import check_trace_spec, max_steps, tool_called

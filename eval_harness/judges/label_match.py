@@ -1,7 +1,7 @@
 """Match human labels (``store.labels``) to the judge verdicts stored in run directories.
 
 For each label that counts (the last per condition, replication, case and judge) the
-stored judge value of that sample is looked up in the tidy frame (``analysis.loading.loader``):
+stored judge value of that sample is looked up in the tidy frame (``analysis.loading.tidy_frame``):
 
 - the judge's verdict is *pass* when a boolean judge said true, or a numeric judge's
   normalised value is >= ``pass_mark`` (0.5 by default, the verdict rule's);

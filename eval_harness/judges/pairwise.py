@@ -48,9 +48,9 @@ from eval_harness._util.json_text import write_text_atomic
 from eval_harness._util.redact import redact
 from eval_harness.config.judge_model import JudgeBlock
 from eval_harness.judges.cache import VerdictCache
-from eval_harness.judges.llm.http import RetryPolicy
+from eval_harness.judges.judge_kinds import llm_settings
+from eval_harness.judges.llm.chat_call import RetryPolicy
 from eval_harness.judges.llm.judge import LLMJudge
-from eval_harness.judges.registry import llm_settings
 from eval_harness.judges.scorer import CACHE_FILE
 from eval_harness.judges.values import JudgeFailure
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 from eval_harness.errors import JudgeCheckError
-from eval_harness.judges.llm.http import LLMError, RetryPolicy, complete
+from eval_harness.judges.llm.chat_call import LLMError, RetryPolicy, complete
 from eval_harness.judges.llm.providers import ModelRef, parse_model
 
 

@@ -20,7 +20,7 @@ from typing import Any
 from eval_harness._util.clock import utc_timestamp
 from eval_harness._util.json_text import write_text_atomic
 from eval_harness._util.redact import redact
-from eval_harness.judges.api import Sample
+from eval_harness.judges.interface import Sample
 from eval_harness.judges.scorer import JudgeScorer
 from eval_harness.trace.reader import read_trace
 

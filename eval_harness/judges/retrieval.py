@@ -27,7 +27,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from eval_harness.config.templates import render_value
+from eval_harness.config.template_syntax import render_value
 from eval_harness.judges.values import JudgeFailure, Outcome
 from eval_harness.trace.model import walk_json
 

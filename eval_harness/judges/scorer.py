@@ -22,12 +22,12 @@ from typing import Any
 from eval_harness.config.gates import is_gate
 from eval_harness.config.judge_model import JudgeBlock
 from eval_harness.config.models import EvalConfig
-from eval_harness.judges.api import Sample, ScoreResult
 from eval_harness.judges.cache import VerdictCache
 from eval_harness.judges.code import last_line
 from eval_harness.judges.composite import combine, reward_composite
-from eval_harness.judges.llm.http import RetryPolicy
-from eval_harness.judges.registry import JudgeImpl, build_judge
+from eval_harness.judges.interface import Sample, ScoreResult
+from eval_harness.judges.judge_kinds import JudgeImpl, build_judge
+from eval_harness.judges.llm.chat_call import RetryPolicy
 from eval_harness.judges.values import (
     JudgeFailure,
     Outcome,

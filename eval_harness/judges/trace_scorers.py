@@ -18,7 +18,7 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from eval_harness.config.templates import render_value
+from eval_harness.config.template_syntax import render_value
 from eval_harness.judges.values import JudgeFailure, Outcome
 from eval_harness.trace.model import as_steps, walk_json
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from eval_harness.config.templates import BUILTIN_PLACEHOLDERS, brace_fields, mustache_fields
+from eval_harness.config.template_syntax import BUILTIN_PLACEHOLDERS, brace_fields, mustache_fields
 from eval_harness.errors import ConfigError
 from eval_harness.judges.code import compile_check
 

@@ -6,7 +6,7 @@ import json
 from typing import Any
 
 from eval_harness.config.models import EvalConfig
-from eval_harness.config.templates import brace_fields, mustache_fields
+from eval_harness.config.template_syntax import brace_fields, mustache_fields
 from eval_harness.matrix.builder import Matrix
 
 

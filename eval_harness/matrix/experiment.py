@@ -15,7 +15,7 @@ from eval_harness.errors import ConfigError, UsageError
 from eval_harness.matrix.builder import Condition, Matrix, MatrixBuilder
 from eval_harness.matrix.effective import config_digest, effective_config
 from eval_harness.matrix.fingerprint import agent_fingerprint
-from eval_harness.matrix.select import check_factors, matches, parse_condition_spec
+from eval_harness.matrix.select import select_matching
 
 
 @dataclass(frozen=True)
@@ -51,17 +51,9 @@ def select_conditions(conditions: Sequence[Condition], specs: Sequence[str] | No
     """Conditions matching any ``--condition`` spec (levels compared as text)."""
     if not specs:
         return list(conditions)
-    chosen: list[Condition] = []
-    for spec in specs:
-        parsed = parse_condition_spec(spec)
-        for cond in conditions:
-            check_factors(parsed, cond.levels)
-            if matches(parsed, cond.condition_id, cond.levels) and cond not in chosen:
-                chosen.append(cond)
-    if not chosen:
-        raise UsageError(f"no condition matches {', '.join(specs)}",
-                         hint="see the grid with --dry-run")
-    return chosen
+    return select_matching(conditions, specs, list(conditions[0].levels) if conditions else None,
+                           UsageError(f"no condition matches {', '.join(specs)}",
+                                      hint="see the grid with --dry-run"))
 
 
 def runner_uses_model(cfg: EvalConfig) -> bool:

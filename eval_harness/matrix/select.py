@@ -9,8 +9,8 @@ that level), or, without ``=``, a condition id prefix or a condition label
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any, Protocol, TypeVar
 
 from eval_harness.errors import UsageError
 from eval_harness.matrix.ids import condition_label
@@ -43,3 +43,34 @@ def matches(parsed: dict[str, str] | str, condition_id: str, levels: Mapping[str
     if isinstance(parsed, str):
         return condition_id.startswith(parsed) or condition_label(levels) == parsed
     return all(k in levels and str(levels[k]) == v for k, v in parsed.items())
+
+
+class HasCondition(Protocol):
+    """A condition, or a run of one: its id and its levels."""
+
+    @property
+    def condition_id(self) -> str: ...
+
+    @property
+    def levels(self) -> Mapping[str, Any]: ...
+
+
+C = TypeVar("C", bound=HasCondition)
+
+
+def select_matching(items: Sequence[C], specs: Sequence[str], factors: Sequence[str] | None,
+                    nothing: UsageError) -> list[C]:
+    """The items matching any spec, each once, in spec order then item order. A levels spec
+    naming a factor not in ``factors`` is a usage error (None: not checked); ``nothing`` is
+    raised when no item matches."""
+    chosen: list[C] = []
+    for spec in specs:
+        parsed = parse_condition_spec(spec)
+        if factors is not None:
+            check_factors(parsed, factors)
+        for item in items:
+            if matches(parsed, item.condition_id, item.levels) and item not in chosen:
+                chosen.append(item)
+    if not chosen:
+        raise nothing
+    return chosen

@@ -15,7 +15,8 @@ from typing import Any
 
 __all__ = ["build_report", "print_console", "write_reports"]
 
-_HOMES = {"print_console": "console", "build_report": "model", "write_reports": "writer"}
+_HOMES = {"print_console": "console", "build_report": "report_model",
+          "write_reports": "report_files"}
 
 
 def __getattr__(name: str) -> Any:

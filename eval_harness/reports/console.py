@@ -16,7 +16,7 @@ from rich.text import Text
 
 from eval_harness._util.safe_text import safe_text
 from eval_harness.reports import fmt
-from eval_harness.reports.model import build_report
+from eval_harness.reports.report_model import build_report
 from eval_harness.reports.tables import TextTable, all_tables
 
 # Cell text → style, applied only on a colour terminal.

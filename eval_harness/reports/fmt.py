@@ -10,13 +10,15 @@ import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from eval_harness._util.numbers import run_number
+
 DASH = "–"
 NOT_AVAILABLE = "not available"
 
 
 def is_num(x: Any) -> bool:
     """True for a finite real number (bools excluded)."""
-    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+    return run_number(x) is not None
 
 
 def f3(x: Any, digits: int = 3) -> str:

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from eval_harness.runner.base import RunResult
+from eval_harness.runner.contract import RunResult
 
 #: bytes of a judge prompt beyond the case, the answer and the template (system prompt,
 #: scale, fences; generous)

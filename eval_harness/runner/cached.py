@@ -15,7 +15,7 @@ from typing import Any
 
 from eval_harness.cache.keys import call_key
 from eval_harness.cache.store import CallCache
-from eval_harness.runner.base import Runner, RunRequest, RunResult
+from eval_harness.runner.contract import Runner, RunRequest, RunResult
 from eval_harness.trace.model import build_trace
 
 #: RunResult fields kept in the cache (latency separately, argv re-derived per cell)

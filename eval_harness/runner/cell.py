@@ -16,11 +16,11 @@ from typing import Any
 
 from eval_harness._util.clock import utc_timestamp
 from eval_harness._util.retrying import Backoff, call_with_backoff
-from eval_harness.judges.api import Sample, Scorer, ScoreResult
-from eval_harness.runner.base import Runner, RunRequest, RunResult
+from eval_harness.judges.interface import Sample, Scorer, ScoreResult
+from eval_harness.runner.contract import Runner, RunRequest, RunResult
 from eval_harness.runner.scrub import scrub_result
 from eval_harness.runner.workspace import annotation_contents
-from eval_harness.store.writer import outputs_dict, record_json, write_outputs, write_record
+from eval_harness.store.case_writer import outputs_dict, record_json, write_outputs, write_record
 
 
 def call_with_retries(runner: Runner, request: RunRequest, retries: int, backoff: Backoff,

@@ -25,9 +25,9 @@ from typing import Any
 
 from eval_harness._util.child_env import child_env
 from eval_harness.config.models import EvalConfig
-from eval_harness.runner.base import RunRequest, RunResult, register, tee_prefix
 from eval_harness.runner.claude_settings import agent_flags, stage_agent_files
 from eval_harness.runner.cli import classify_exit, context_env, fill_from_reply, parse_json_reply
+from eval_harness.runner.contract import RunRequest, RunResult, register, tee_prefix
 from eval_harness.runner.llm import user_message
 from eval_harness.runner.process import ProcessGroup
 from eval_harness.runner.stream_json import trace_from_stream

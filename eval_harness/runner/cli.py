@@ -35,13 +35,13 @@ from eval_harness._util.child_env import child_env
 from eval_harness._util.numbers import run_number
 from eval_harness._util.untrusted_json import loads_reply
 from eval_harness.config.models import EvalConfig
-from eval_harness.config.templates import (
+from eval_harness.config.template_syntax import (
     BUILTIN_PLACEHOLDERS,
     render_arguments,
     render_braces,
     render_value,
 )
-from eval_harness.runner.base import (
+from eval_harness.runner.contract import (
     RunRequest,
     RunResult,
     register,

@@ -40,10 +40,9 @@ from eval_harness._util.retrying import CURRENT_STOP
 from eval_harness.config.envvars import env_references
 from eval_harness.config.models import EvalConfig
 from eval_harness.errors import BudgetExhausted, QuotaExhausted, Terminated
-from eval_harness.judges.api import Scorer
+from eval_harness.judges.interface import Scorer
 from eval_harness.matrix.builder import Condition
 from eval_harness.matrix.experiment import Experiment
-from eval_harness.runner.base import FATAL_FAILURES, Runner, RunRequest
 from eval_harness.runner.budget import (
     SpendTracker,
     cell_costs,
@@ -52,14 +51,15 @@ from eval_harness.runner.budget import (
 )
 from eval_harness.runner.cached import with_cache
 from eval_harness.runner.cell import Backoff, call_with_retries, finish_cell_data
+from eval_harness.runner.contract import FATAL_FAILURES, Runner, RunRequest
 from eval_harness.runner.limiter import Limiters, with_limiter
 from eval_harness.runner.plan import Cell, Plan, make_plan
 from eval_harness.runner.progress import Progress
 from eval_harness.runner.shard import Shard
+from eval_harness.store.case_writer import begin_case
 from eval_harness.store.claims import claim_cell, finished_after
 from eval_harness.store.index import Entry, ResumeIndex
 from eval_harness.store.rundirs import RunDir, finish_run_dir, open_run_dirs
-from eval_harness.store.writer import begin_case
 
 #: engine abort -> run.json ``aborted_reason``
 _ABORT_REASONS = {"interrupt": "interrupted", "terminated": "terminated", "quota": "quota",
@@ -117,11 +117,11 @@ class _Outcome:
 
 
 def build_runner(config: EvalConfig) -> Runner:
-    """:func:`eval_harness.runner.registry.build_runner`, imported on first use (the builtin
+    """:func:`eval_harness.runner.runner_types.build_runner`, imported on first use (the builtin
     runners and their HTTP stack stay unimported for planning)."""
-    from eval_harness.runner.registry import build_runner as build
+    from eval_harness.runner import runner_types
 
-    return build(config)
+    return runner_types.build_runner(config)
 
 
 class Engine:
@@ -257,7 +257,7 @@ class Engine:
             try:
                 return self._call_and_record(cell, run, request)
             except Exception as exc:  # e.g. a template error in one case: a result
-                from eval_harness.runner.base import RunResult
+                from eval_harness.runner.contract import RunResult
 
                 result = RunResult(failure="error", reason=f"internal error: "
                                    f"{type(exc).__name__}: {getattr(exc, 'message', exc)}"[:300])

@@ -31,7 +31,7 @@ from eval_harness._util.child_env import child_env
 from eval_harness._util.redact import redact_file
 from eval_harness.config.blocks import HookEntry
 from eval_harness.errors import UsageError
-from eval_harness.runner.base import RunRequest, RunResult
+from eval_harness.runner.contract import RunRequest, RunResult
 
 GRACE_S = 5.0
 

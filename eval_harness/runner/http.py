@@ -9,9 +9,9 @@ Reply: ``{"output": ..., "cost_usd"?: ..., "usage"?: {input_tokens, output_token
 from __future__ import annotations
 
 from eval_harness.config.models import EvalConfig
-from eval_harness.config.templates import render_value
-from eval_harness.runner.base import RunRequest, RunResult, register
+from eval_harness.config.template_syntax import render_value
 from eval_harness.runner.cli import fill_from_reply
+from eval_harness.runner.contract import RunRequest, RunResult, register
 from eval_harness.runner.httpcall import HttpReply, post_json
 
 

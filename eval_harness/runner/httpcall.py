@@ -24,7 +24,7 @@ from typing import Any
 
 from eval_harness._util.http_post import MAX_RESPONSE_BYTES, TransportError, post
 from eval_harness._util.untrusted_json import loads_reply
-from eval_harness.runner.base import Failure
+from eval_harness.runner.contract import Failure
 
 _QUOTA = re.compile(r"insufficient_quota|credit balance|quota exceeded|exceeded your current quota"
                     r"|billing|out of credits", re.I)

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from eval_harness.cache.keys import public_endpoint
-from eval_harness.runner.base import Runner, RunRequest, RunResult
+from eval_harness.runner.contract import Runner, RunRequest, RunResult
 
 #: seconds a call keeps retrying rate-limited replies before the engine's retries take over
 RATE_LIMIT_PATIENCE_S = 120.0

@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from eval_harness.config.models import EvalConfig
-from eval_harness.config.templates import render_arguments, render_value
+from eval_harness.config.template_syntax import render_arguments, render_value
 from eval_harness.pricing.table import price_usage
-from eval_harness.runner.base import RunRequest, RunResult, register, usage_tokens
+from eval_harness.runner.contract import RunRequest, RunResult, register, usage_tokens
 from eval_harness.runner.http import reply_to_result
 from eval_harness.runner.httpcall import post_json
 from eval_harness.trace.model import build_trace
@@ -108,6 +108,15 @@ class _LlmRunner:
         size = len(json.dumps(call.body, default=str).encode("utf-8")) + FRAMING_TOKENS
         return call_worst(found[0], size, out), out
 
+    def endpoint(self, base_env: str, default_base: str, key_env: str) -> tuple[str, str | None]:
+        """(base URL, API key): the runner block's, else the environment's, else the
+        provider's public base URL (and no key)."""
+        runner = self.config.runner
+        base = (runner.base_url if runner and runner.base_url else None) or os.environ.get(
+            base_env) or default_base
+        key = (runner.api_key if runner else None) or os.environ.get(key_env)
+        return base, key
+
     def run(self, request: RunRequest) -> RunResult:
         """One call."""
         call = self.build(request)
@@ -134,9 +143,7 @@ class OpenAIRunner(_LlmRunner):
     def build(self, request: RunRequest) -> Call:
         """POST {base}/chat/completions."""
         runner = self.config.runner
-        base = (runner.base_url if runner and runner.base_url else None) or os.environ.get(
-            "OPENAI_BASE_URL") or "https://api.openai.com/v1"
-        key = (runner.api_key if runner else None) or os.environ.get("OPENAI_API_KEY")
+        base, key = self.endpoint("OPENAI_BASE_URL", "https://api.openai.com/v1", "OPENAI_API_KEY")
         messages = []
         if runner and runner.system:
             messages.append({"role": "system", "content": runner.system})
@@ -200,9 +207,8 @@ class AnthropicRunner(_LlmRunner):
     def build(self, request: RunRequest) -> Call:
         """POST {base}/v1/messages."""
         runner = self.config.runner
-        base = (runner.base_url if runner and runner.base_url else None) or os.environ.get(
-            "ANTHROPIC_BASE_URL") or "https://api.anthropic.com"
-        key = (runner.api_key if runner else None) or os.environ.get("ANTHROPIC_API_KEY")
+        base, key = self.endpoint("ANTHROPIC_BASE_URL", "https://api.anthropic.com",
+                                  "ANTHROPIC_API_KEY")
         max_tokens = (runner.max_tokens if runner and runner.max_tokens else None) or 4096
         body: dict[str, Any] = {
             "model": str(request.model), "max_tokens": max_tokens,

@@ -30,8 +30,8 @@ from typing import Any
 from eval_harness._util.time_limit import call_with_timeout
 from eval_harness.config.models import EvalConfig
 from eval_harness.errors import ConfigError
-from eval_harness.runner.base import RunRequest, RunResult, register
 from eval_harness.runner.cli import fill_from_reply
+from eval_harness.runner.contract import RunRequest, RunResult, register
 
 
 class TransientError(Exception):

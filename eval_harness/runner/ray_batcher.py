@@ -12,7 +12,7 @@ from collections.abc import Callable
 from concurrent.futures import CancelledError, Future
 from typing import Any
 
-from eval_harness.runner.base import RunResult
+from eval_harness.runner.contract import RunResult
 
 #: cells grouped into one task at most, the seconds of work a batch aims at (cells that
 #: take longer go alone; a task's own cost, a few ms, is then a few percent of it), and

@@ -13,7 +13,7 @@ are busy, :class:`~eval_harness.runner.ray_batcher.Batcher`): for each cell, bui
 config in the worker process), lay out a scratch case folder (the task's own, removed
 when it ends, :func:`_task_scratch`) with the cell's ``input.json`` and the dataset
 case's files (staged into the task: no shared filesystem is needed), run the cell, and
-return the :class:`~eval_harness.runner.base.RunResult` plus the files the runner wrote
+return the :class:`~eval_harness.runner.contract.RunResult` plus the files the runner wrote
 there (``stdout.log``, ``stderr.log``, ``workspace/``, ``output/``), which the driver
 writes into the real case folder before the record.
 
@@ -48,9 +48,9 @@ from eval_harness._util.procs import pid_alive
 from eval_harness._util.redact import redact_bytes
 from eval_harness.config.models import EvalConfig
 from eval_harness.errors import UsageError
-from eval_harness.runner.base import Runner, RunRequest, RunResult
+from eval_harness.runner.contract import Runner, RunRequest, RunResult
 from eval_harness.runner.ray_batcher import Batcher
-from eval_harness.runner.registry import build_runner
+from eval_harness.runner.runner_types import build_runner
 
 RAY_HINT = "pip install 'factorial-eval-harness[ray]' (on the driver and every worker)"
 #: Ray reruns a task whose worker process or node died this many times
@@ -186,7 +186,7 @@ def _run_cell(scratch: Path, config_ref: Any, key: str, fields: dict[str, Any],
               config_dir: str, case_files: dict[str, bytes] | None
               ) -> tuple[RunResult, dict[str, bytes]]:
     """One attempt of one cell, in the task's scratch case folder."""
-    from eval_harness.store.writer import begin_case
+    from eval_harness.store.case_writer import begin_case
 
     runner, config = _worker_runner(key, config_ref)
     case_dir = _empty(scratch / "case")
@@ -225,7 +225,7 @@ def _run_cells(configs: dict[str, Any], cells: list[tuple[Any, ...]]
 
 # --- driver side ---------------------------------------------------------------------
 class RayCellRunner:
-    """A :class:`~eval_harness.runner.base.Runner` whose ``run`` is a Ray task."""
+    """A :class:`~eval_harness.runner.contract.Runner` whose ``run`` is a Ray task."""
 
     def __init__(self, config: EvalConfig, executor: RayExecutor) -> None:
         self.config = config

@@ -14,7 +14,7 @@ The helpers live in :mod:`eval_harness._util.untrusted_json` (judges parse repli
 from __future__ import annotations
 
 from eval_harness._util.untrusted_json import MAX_DEPTH, clean_text, clean_value, too_deep
-from eval_harness.runner.base import RunResult
+from eval_harness.runner.contract import RunResult
 from eval_harness.trace.model import build_trace
 
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from eval_harness.config.models import EvalConfig
-from eval_harness.runner.base import Runner, RunnerFactory, RunRequest, RunResult
+from eval_harness.runner.contract import Runner, RunnerFactory, RunRequest, RunResult
 
 
 def step_config(config: EvalConfig, index: int) -> EvalConfig:

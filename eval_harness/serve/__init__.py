@@ -6,6 +6,4 @@ analysis, cached per change token), :mod:`casedata` (one case across conditions)
 Needs the ``serve`` extra (starlette, uvicorn, jinja2).
 """
 
-from eval_harness.app.registry import install_defaults
-
-install_defaults()  # the AEH dialect and run format, as every door reads them
+import eval_harness.app  # noqa: F401  (the application layer: its dialects and run formats)

@@ -19,7 +19,6 @@ Routes (every ``{eval}`` is a catalog key, every other name is checked by ``view
 
 from __future__ import annotations
 
-import datetime as _dt
 import json
 import secrets
 import threading
@@ -35,6 +34,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from eval_harness._util.clock import utc_timestamp
 from eval_harness.app.options import AnalysisOptions
 from eval_harness.serve import views
 from eval_harness.serve.catalog import Catalog, EvalEntry, change_token
@@ -259,7 +259,7 @@ async def add_label(request: Request) -> Response:
         row = LabelRow(schema_version=1, run=run.run_id, case=case, condition=run.condition_id,
                        replication=run.replication, judge=judge, label=body["label"],
                        who=str(body.get("who") or "")[:80],
-                       when=_dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"))
+                       when=utc_timestamp("seconds"))
     except (ValueError, KeyError, TypeError, ValidationError, views.NotFound) as exc:
         return JSONResponse({"error": f"bad label: {exc}"}, status_code=400)
     append_label(entry.path, row)

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from eval_harness._util.numbers import run_number
-from eval_harness.matrix.estimate import History
+from eval_harness.matrix.plan_estimate import History
 
 SAMPLE_LIMIT = 2000
 

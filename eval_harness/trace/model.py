@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from eval_harness._util.numbers import run_number
-from eval_harness._util.redact import secret_key_name as secret_key
+from eval_harness._util.redact import secret_key_name
 
 SCHEMA_VERSION = 1
 MAX_TEXT = 4000
@@ -64,7 +64,7 @@ def clean(value: Any, depth: int = 0) -> Any:
                 out["…"] = f"[{len(value) - MAX_ITEMS} more keys]"
                 break
             key = clip_text(str(k), MAX_NAME)
-            out[key] = MASK if secret_key(key) and v not in (None, "") else clean(v, depth + 1)
+            out[key] = MASK if secret_key_name(key) and v not in (None, "") else clean(v, depth + 1)
         return out
     if isinstance(value, (list, tuple)):
         items = [clean(v, depth + 1) for v in list(value)[:MAX_ITEMS]]
@@ -81,7 +81,7 @@ def mask_keys(value: Any) -> Any:
     if isinstance(value, Mapping):
         out: dict[str, Any] = {}
         for k, v in value.items():
-            if secret_key(str(k)) and v not in (None, ""):
+            if secret_key_name(str(k)) and v not in (None, ""):
                 out[k] = MASK
             elif k == "arguments" and isinstance(v, str) and v.lstrip().startswith("{"):
                 try:

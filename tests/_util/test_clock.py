@@ -29,9 +29,9 @@ def test_document_time_without_source_date_epoch(monkeypatch: pytest.MonkeyPatch
 
 def test_anova_and_report_use_the_one_clock() -> None:
     from eval_harness.analysis.anova import document as build
-    from eval_harness.reports import writer
+    from eval_harness.reports import report_files
 
-    assert build.utc_now_iso is utc_now_iso and writer.utc_now_iso is utc_now_iso
+    assert build.utc_now_iso is utc_now_iso and report_files.utc_now_iso is utc_now_iso
 
 
 def test_pid_alive() -> None:

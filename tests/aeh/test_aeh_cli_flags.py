@@ -10,11 +10,11 @@ import yaml
 
 from eval_harness.cli.args import build_parser
 from eval_harness.config.loader import load_config
-from eval_harness.config.templates import render_arguments
+from eval_harness.config.template_syntax import render_arguments
 from eval_harness.errors import ConfigError
-from eval_harness.runner.base import RunRequest
 from eval_harness.runner.claude_code import ClaudeCodeRunner
 from eval_harness.runner.cli import CliRunner
+from eval_harness.runner.contract import RunRequest
 from tests.conftest import FIXTURES, run_cli
 
 

@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from eval_harness.aeh.scoring import read_aeh_run
-from eval_harness.analysis.loading.loader import load_runs
+from eval_harness.analysis.loading.tidy_frame import load_runs
 from tests.conftest import FIXTURES, run_cli
 
 SAMPLE = FIXTURES / "aeh_sample_runs"

@@ -164,7 +164,7 @@ def test_one_warning_line_names_judges_of_unknown_range(tmp_path: Path) -> None:
 
 
 def test_per_case_cost_latency_tokens_come_from_run_result(tmp_path: Path) -> None:
-    from eval_harness.analysis.loading.loader import load_runs
+    from eval_harness.analysis.loading.tidy_frame import load_runs
 
     _make(tmp_path / "runs", "bool-numeric")
     frame = load_runs(tmp_path / "runs")

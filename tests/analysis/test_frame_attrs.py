@@ -6,7 +6,7 @@ import copy
 from pathlib import Path
 
 from eval_harness.analysis.frame_attrs import SharedDict, SharedList
-from eval_harness.analysis.loading.loader import load_runs
+from eval_harness.analysis.loading.tidy_frame import load_runs
 from tests.analysis.golden_data import write_tagged
 
 

@@ -16,9 +16,9 @@ from pathlib import Path
 from tests.conftest import ROOT
 
 HEAVY = ("scipy.stats", "scipy.signal", "scipy.optimize", "matplotlib")
-ENTRY = ("eval_harness.cli.pipeline", "eval_harness.analysis.anova.document",
-         "eval_harness.analysis.compare.build", "eval_harness.reports.model",
-         "eval_harness.analysis.loading.loader")
+ENTRY = ("eval_harness.app.analyze", "eval_harness.analysis.anova.document",
+         "eval_harness.analysis.compare.build", "eval_harness.reports.report_model",
+         "eval_harness.analysis.loading.tidy_frame")
 PROBE = f"""
 import contextlib, io, json, sys
 sys.path.insert(0, {str(ROOT / "tests" / "analysis")!r})

@@ -12,7 +12,7 @@ import pytest
 from rundir_writer import write_aeh, write_native
 
 from eval_harness import load_runs as public_load_runs
-from eval_harness.analysis.loading.loader import COLUMNS_HEAD, COLUMNS_TAIL, load_runs
+from eval_harness.analysis.loading.tidy_frame import COLUMNS_HEAD, COLUMNS_TAIL, load_runs
 from eval_harness.errors import UsageError
 
 AEH = Path(__file__).resolve().parents[1] / "fixtures" / "aeh_runs"

@@ -12,7 +12,7 @@ import pytest
 from rundir_writer import write_native
 
 from eval_harness.analysis.compare.verdicts import sample_table
-from eval_harness.analysis.loading.loader import _categorical, load_runs
+from eval_harness.analysis.loading.tidy_frame import _categorical, load_runs
 from tests.conftest import run_cli
 
 DATA = {

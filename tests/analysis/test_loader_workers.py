@@ -15,8 +15,8 @@ import yaml
 from rundir_writer import write_aeh, write_native
 
 from eval_harness.aeh import summary_chunk
-from eval_harness.analysis.loading import loader
-from eval_harness.analysis.loading.loader import load_runs
+from eval_harness.analysis.loading import tidy_frame
+from eval_harness.analysis.loading.tidy_frame import load_runs
 
 BOMB = 'a: &a ["x","x","x","x","x","x","x","x","x"]\n' + "".join(
     f"{chr(98 + i)}: &{chr(98 + i)} [{', '.join(['*' + chr(97 + i)] * 9)}]\n" for i in range(8))
@@ -65,7 +65,7 @@ def test_aeh_runs_in_workers_give_the_same_frame_and_notes(
         pools.append(max_workers)
         return ProcessPoolExecutor(max_workers, **kw)
 
-    monkeypatch.setattr(loader, "ProcessPoolExecutor", pool)
+    monkeypatch.setattr(tidy_frame, "ProcessPoolExecutor", pool)
     serial = load_runs(root, judge_specs=specs, workers=1)
     assert pools == []
     for workers in (2, 3):
@@ -127,17 +127,17 @@ def test_an_unexpected_error_in_a_worker_is_raised_as_in_one_process(
 
 
 def test_workers_are_used_only_for_large_inputs(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(loader, "_cpus", lambda: 2)
-    auto = loader._Workers(None)
+    monkeypatch.setattr(tidy_frame, "_cpus", lambda: 2)
+    auto = tidy_frame._Workers(None)
     assert auto.count(48, large=True) == 2 and auto.count(48, large=False) == 1
     assert auto.count(3, large=True) == 1  # two runs per worker at least
-    assert loader._Workers(1).count(48, large=True) == 1
-    assert loader._Workers(3).count(2, large=False) == 2
+    assert tidy_frame._Workers(1).count(48, large=True) == 1
+    assert tidy_frame._Workers(3).count(2, large=False) == 2
 
 
 _PARENT = """
 import sys, time
-from eval_harness.analysis.loading.loader import _Workers
+from eval_harness.analysis.loading.tidy_frame import _Workers
 pool = _Workers(2)
 assert list(pool.map(abs, [(-1,), (-2,), (-3,), (-4,)], 2)) == [1, 2, 3, 4]  # the pool is up
 busy = [pool.pool.submit(time.sleep, 600) for _ in range(2)]

@@ -14,10 +14,10 @@ from eval_harness.analysis.loading import formats
 from eval_harness.analysis.loading.browse import case_across_conditions, list_runs
 from eval_harness.analysis.loading.chunk import Chunk
 from eval_harness.analysis.loading.formats import SURE, RunFormat, classify, register_format
-from eval_harness.analysis.loading.loader import load_runs
 from eval_harness.analysis.loading.packed import Packed, pack
+from eval_harness.analysis.loading.run_views import CaseView, JudgeView, RunInfo
 from eval_harness.analysis.loading.runfiles import UnreadableRun, read_json_object
-from eval_harness.analysis.loading.views import CaseView, JudgeView, RunInfo
+from eval_harness.analysis.loading.tidy_frame import load_runs
 
 
 class ToyFormat(RunFormat):

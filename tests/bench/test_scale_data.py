@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import yaml
 
-from eval_harness.analysis.loading.loader import load_runs
+from eval_harness.analysis.loading.tidy_frame import load_runs
 from eval_harness.config.loader import load_config
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))

@@ -64,9 +64,9 @@ def test_dry_run_with_a_ddf_setting_imports_no_heavy_module(tmp_path: Path) -> N
 
 
 def test_judge_http_reply_cap_matches_the_transport() -> None:
-    """judges/llm/http.py repeats the transport's reply cap (so it need not import the HTTP
+    """judges/llm/chat_call.py repeats the transport's reply cap (so it need not import the HTTP
     stack at start-up); the two must stay equal."""
     from eval_harness._util import http_post
-    from eval_harness.judges.llm.http import MAX_RESPONSE_BYTES, RetryPolicy
+    from eval_harness.judges.llm.chat_call import MAX_RESPONSE_BYTES, RetryPolicy
 
     assert MAX_RESPONSE_BYTES == http_post.MAX_RESPONSE_BYTES == RetryPolicy().max_bytes

@@ -12,7 +12,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "fixtures"))
 
 from llm_stub import LLMStub
 
-from eval_harness.judges.llm.http import reset_capabilities
+from eval_harness.judges.llm.chat_call import reset_capabilities
 
 
 @pytest.fixture

@@ -7,8 +7,8 @@ from typing import Any
 
 import yaml
 
-from eval_harness.judges.api import Sample
-from eval_harness.judges.llm.http import RetryPolicy
+from eval_harness.judges.interface import Sample
+from eval_harness.judges.llm.chat_call import RetryPolicy
 from eval_harness.matrix.experiment import Experiment, prepare
 
 FAST = RetryPolicy(attempts=3, base_delay=0.01, max_delay=0.05, timeout=10.0)

@@ -9,7 +9,7 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
-from eval_harness.analysis.loading.loader import load_runs
+from eval_harness.analysis.loading.tidy_frame import load_runs
 from eval_harness.judges.label_match import match_labels, runs_calibration
 from eval_harness.store.labels import LabelRow, append_label, latest_labels
 

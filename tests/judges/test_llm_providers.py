@@ -13,7 +13,7 @@ from judge_helpers import FAST, make_experiment, sample
 from llm_stub import LLMStub
 
 from eval_harness.errors import ConfigError
-from eval_harness.judges.llm.http import reset_capabilities
+from eval_harness.judges.llm.chat_call import reset_capabilities
 from eval_harness.judges.llm.providers import shown_url
 from eval_harness.judges.scorer import JudgeScorer, build_scorer
 

@@ -13,7 +13,7 @@ import pytest
 from matplotlib import colormaps
 
 from eval_harness.reports import build_report
-from eval_harness.reports.html import labels as lb
+from eval_harness.reports.html import chart_labels as lb
 from eval_harness.reports.html.chart_heatmap import heatmap_chart, text_colour
 from eval_harness.reports.html.chart_pareto import Box, _overlap, pareto_chart, place_labels
 from eval_harness.reports.html.charts import (

@@ -12,10 +12,10 @@ import pytest
 from tidy_frames import big_frame
 
 from eval_harness._util.json_text import json_text
-from eval_harness.reports import build_report, write_reports, writer
+from eval_harness.reports import build_report, report_files, write_reports
 from eval_harness.reports.html import grid_rows, render_html
 from eval_harness.reports.html.drilldown import drilldown_html
-from eval_harness.reports.writer import CASES_FILE, read_report, report_json
+from eval_harness.reports.report_files import CASES_FILE, read_report, report_json
 
 
 @pytest.fixture(scope="module")
@@ -32,7 +32,7 @@ def test_large_report_json_keeps_the_first_cases_and_every_case_in_json_lines(
     assert len(text.encode()) < 2_500_000  # 625 cases inline; all 5,000 made 15.5 MB
     doc = json.loads(text)
     grid = doc["case_grid"]
-    keep = writer.GRID_INLINE_CELLS // 16
+    keep = report_files.GRID_INLINE_CELLS // 16
     assert grid["n_cases"] == 5_000 and grid["n_cases_inline"] == keep == len(grid["cases"])
     assert grid["cases_file"] == CASES_FILE
     lines = (tmp_path / CASES_FILE).read_text(encoding="utf-8").splitlines()
@@ -100,7 +100,7 @@ def test_analyze_only_names_the_rows_file_when_the_grid_is_split(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from tests.conftest import FIXTURES, run_cli
 
-    monkeypatch.setattr(writer, "GRID_INLINE_CELLS", 2)  # the fixture's grid counts as large
+    monkeypatch.setattr(report_files, "GRID_INLINE_CELLS", 2)  # the fixture's grid counts as large
     code, out, err = run_cli("--analyze-only", str(FIXTURES / "aeh_runs"), "--output",
                              str(tmp_path))
     assert code == 0, err

@@ -9,7 +9,7 @@ from typing import Any
 
 import yaml
 
-from eval_harness.judges.api import Sample, ScoreResult
+from eval_harness.judges.interface import Sample, ScoreResult
 from eval_harness.matrix.experiment import Experiment, prepare
 from eval_harness.runner.cell import Backoff
 from eval_harness.runner.engine import EngineOptions

@@ -16,9 +16,9 @@ from runner_helpers import FakeScorer, options, records, write_eval
 
 from eval_harness.errors import ConfigError
 from eval_harness.matrix.experiment import prepare
-from eval_harness.runner.base import RunRequest
+from eval_harness.runner.contract import RunRequest
 from eval_harness.runner.engine import execute
-from eval_harness.runner.registry import build_runner
+from eval_harness.runner.runner_types import build_runner
 from eval_harness.trace.reader import read_trace
 
 CALL_THREAD = "python-runner-call"  # the name pyfunc gives its call threads

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from eval_harness.runner.base import RunResult
+from eval_harness.runner.contract import RunResult
 from eval_harness.runner.ray_batcher import BATCH_WORK_S, MAX_BATCH, Batcher
 
 ray = pytest.importorskip("ray")  # the `ray` extra; .ci/run installs it, so CI never skips

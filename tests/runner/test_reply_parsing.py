@@ -7,8 +7,8 @@ import math
 
 import pytest
 
-from eval_harness.runner.base import RunResult, price, usage_tokens
 from eval_harness.runner.cli import fill_from_reply, parse_json_reply
+from eval_harness.runner.contract import RunResult, price, usage_tokens
 
 
 def test_usage_tokens_openai_anthropic_and_hostile_values() -> None:

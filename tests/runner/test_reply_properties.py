@@ -21,13 +21,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from eval_harness.config.models import EvalConfig
-from eval_harness.judges.api import Sample
 from eval_harness.judges.cache import VerdictCache
-from eval_harness.judges.llm.http import RetryPolicy
+from eval_harness.judges.interface import Sample
+from eval_harness.judges.llm.chat_call import RetryPolicy
 from eval_harness.judges.scorer import JudgeScorer
-from eval_harness.runner.base import RunRequest
 from eval_harness.runner.cell import Backoff, call_with_retries, finish_cell_data
-from eval_harness.runner.registry import build_runner
+from eval_harness.runner.contract import RunRequest
+from eval_harness.runner.runner_types import build_runner
 from tests.security.hostile_server import HostileServer
 
 SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-10**20, 10**20),

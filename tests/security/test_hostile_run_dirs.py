@@ -69,7 +69,7 @@ def _within(seconds: float, fn: Any, *args: Any) -> Any:
 def test_fifo_named_like_a_run_file_is_skipped_not_waited_on(tmp_path: Path) -> None:
     from eval_harness import api
     from eval_harness.analysis.loading.browse import case_across_conditions, list_runs
-    from eval_harness.analysis.loading.loader import load_runs
+    from eval_harness.analysis.loading.tidy_frame import load_runs
 
     root = _runs(tmp_path)
     run_a = sorted(p for p in root.iterdir() if p.is_dir())[0]

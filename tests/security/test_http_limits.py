@@ -8,7 +8,7 @@ from http.server import BaseHTTPRequestHandler
 
 import pytest
 
-from eval_harness.judges.llm.http import LLMError, RetryPolicy, complete
+from eval_harness.judges.llm.chat_call import LLMError, RetryPolicy, complete
 from eval_harness.judges.llm.providers import ModelRef
 from eval_harness.runner.httpcall import post_json
 

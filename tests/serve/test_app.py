@@ -138,7 +138,7 @@ def test_baseline_file_compare_and_trend(runs_copy: Path, tmp_path: Path) -> Non
     import warnings
 
     from eval_harness.analysis.compare.baseline import export_baseline
-    from eval_harness.analysis.loading.loader import load_runs
+    from eval_harness.analysis.loading.tidy_frame import load_runs
     from eval_harness.serve.app import create_app
 
     base = tmp_path / "baseline.json"

@@ -7,8 +7,9 @@ from pathlib import Path
 
 import pytest
 
+from eval_harness._util.redact import secret_key_name
 from eval_harness.trace import model
-from eval_harness.trace.model import MASK, MAX_TEXT, Step, build_trace, secret_key
+from eval_harness.trace.model import MASK, MAX_TEXT, Step, build_trace
 from eval_harness.trace.reader import read_trace
 
 
@@ -20,7 +21,7 @@ from eval_harness.trace.reader import read_trace
     ("monkey", False), ("tokens", False),
 ])
 def test_secret_key_table(key: str, secret: bool) -> None:
-    assert secret_key(key) is secret
+    assert secret_key_name(key) is secret
 
 
 def test_legacy_and_new_forms_normalise() -> None:

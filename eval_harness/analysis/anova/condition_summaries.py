@@ -44,7 +44,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from eval_harness.analysis.anova.design_check import finite_or_none
+from eval_harness._util.numbers import finite_or_none
 from eval_harness.analysis.compare.build import condition_table
 from eval_harness.analysis.compare.compare import num
 from eval_harness.analysis.compare.paired import paired_t

@@ -17,7 +17,6 @@ takes milliseconds at 5,000 cases × 16 cells × 3 replications.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -213,9 +212,3 @@ def empty_level_notes(frame: pd.DataFrame, response: str,
     return out
 
 
-def finite_or_none(x: Any) -> float | None:
-    """JSON-safe float: None for NaN/inf/None."""
-    if x is None:
-        return None
-    xf = float(x)
-    return xf if math.isfinite(xf) else None

@@ -19,6 +19,7 @@ import numpy as np
 import pandas as pd
 
 from eval_harness._util.clock import utc_now_iso
+from eval_harness._util.numbers import finite_or_none
 from eval_harness._util.phase_timings import phase
 from eval_harness._version import __version__
 from eval_harness.analysis.anova.condition_summaries import (
@@ -29,7 +30,6 @@ from eval_harness.analysis.anova.condition_summaries import (
 from eval_harness.analysis.anova.design_check import (
     DesignCheck,
     design_check,
-    finite_or_none,
     observed_levels,
     usable_rows,
 )
@@ -54,7 +54,7 @@ from eval_harness.analysis.stats import (
 )
 from eval_harness.analysis.stats.design import term_name
 from eval_harness.analysis.stats.effect_size import PARTIAL_ETA_ERROR, generalized_eta_squared
-from eval_harness.analysis.stats.errors import StatsInputError
+from eval_harness.analysis.stats.input_errors import StatsInputError
 from eval_harness.analysis.stats.slopes import DDF_METHODS, MIXED_LABEL, canonical_ddf, mixed_label
 from eval_harness.errors import UsageError
 from eval_harness.judges.composite import coerce_judge_specs

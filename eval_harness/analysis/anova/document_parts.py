@@ -12,7 +12,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from eval_harness.analysis.anova.design_check import finite_or_none, usable_rows
+from eval_harness._util.numbers import finite_or_none
+from eval_harness.analysis.anova.design_check import usable_rows
 from eval_harness.analysis.stats import (
     AnovaResult,
     Contrast,

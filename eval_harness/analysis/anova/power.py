@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from statistics import NormalDist
 from typing import TYPE_CHECKING, Any
 
+from eval_harness._util.numbers import run_number
 from eval_harness.errors import ConfigError, UsageError
 
 if TYPE_CHECKING:
@@ -230,7 +231,7 @@ def _num(
     v = mapping.get(key)
     if v is None:
         return None
-    if isinstance(v, bool) or not isinstance(v, (int, float)) or not math.isfinite(v):
+    if run_number(v) is None:
         raise ConfigError(f"must be a number, got {v!r}", path=f"{path}.{key}")
     if v < lo or (hi is not None and v >= hi) or (key in ("target_effect", "power") and v <= 0):
         bound = f"in ({lo}, {hi})" if hi is not None else f">= {lo}"

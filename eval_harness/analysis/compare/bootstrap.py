@@ -32,7 +32,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from eval_harness.analysis.compare.keys import unique_rows
+from eval_harness.analysis.compare.distinct_rows import unique_rows
 from eval_harness.analysis.compare.permutation import CaseArrays, Cases
 from eval_harness.errors import UsageError
 

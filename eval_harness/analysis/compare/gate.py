@@ -31,6 +31,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from eval_harness._util.numbers import run_number
 from eval_harness.analysis.stats.correction import adjust_pvalues
 from eval_harness.errors import UsageError
 
@@ -68,7 +69,8 @@ def gated_comparisons(comparisons: Mapping[str, Any]) -> list[Mapping[str, Any]]
 
 
 def _p(x: Any) -> float:
-    return float(x) if isinstance(x, (int, float)) and math.isfinite(x) else math.nan
+    f = run_number(x)
+    return math.nan if f is None else f
 
 
 @dataclass(frozen=True)

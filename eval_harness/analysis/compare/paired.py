@@ -68,15 +68,9 @@ def paired_t(diffs: Sequence[float] | np.ndarray, level: float = 0.95) -> Paired
 
 
 @dataclass(frozen=True)
-class ClusterT:
-    """CR1 cluster-robust summary of a mean."""
+class ClusterT(PairedT):
+    """CR1 cluster-robust summary of a mean: a :class:`PairedT` and its cluster count."""
 
-    estimate: float
-    se: float
-    df: float
-    ci: tuple[float, float]
-    p: float
-    n: int
     n_clusters: int
 
 

@@ -54,8 +54,8 @@ from functools import lru_cache, reduce
 
 import numpy as np
 
+from eval_harness.analysis.compare.distinct_rows import unique_rows
 from eval_harness.analysis.compare.fftconv import fft_convolve
-from eval_harness.analysis.compare.keys import unique_rows
 from eval_harness.errors import UsageError
 
 WEIGHT_RESOLUTION = 32  # R: the smallest weight; others are rounded to 1/R relative steps

@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from eval_harness.analysis.compare.distinct_rows import unique_rows
 from eval_harness.analysis.compare.fisher import fisher_exact_two_sided
-from eval_harness.analysis.compare.keys import unique_rows
 from eval_harness.analysis.compare.wilson import wilson_interval
 
 

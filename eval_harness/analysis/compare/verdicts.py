@@ -34,7 +34,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from eval_harness.analysis.compare.keys import unique_sorted
+from eval_harness.analysis.compare.distinct_rows import unique_sorted
 from eval_harness.errors import AnalysisError, UsageError
 
 COMPOSITE = "composite"

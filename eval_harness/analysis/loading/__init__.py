@@ -1,6 +1,6 @@
 """Run directories → the tidy frame, and the public run-format registry.
 
-- :mod:`~eval_harness.analysis.loading.loader`: :func:`load_runs` (the tidy frame);
+- :mod:`~eval_harness.analysis.loading.tidy_frame`: :func:`load_runs` (the tidy frame);
 - :mod:`~eval_harness.analysis.loading.formats`: the run-format registry (:class:`RunFormat`,
   :func:`register_format`): which layouts of run directories analysis reads;
 - :mod:`~eval_harness.analysis.loading.native`: this tool's own layout;

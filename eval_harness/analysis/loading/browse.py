@@ -16,7 +16,7 @@ from eval_harness._util.atomic_files import read_json
 from eval_harness._util.numbers import run_number
 from eval_harness.analysis.loading.discover import find_run_dirs
 from eval_harness.analysis.loading.formats import NATIVE, get_format
-from eval_harness.analysis.loading.views import JudgeView, RunInfo, SampleView
+from eval_harness.analysis.loading.run_views import JudgeView, RunInfo, SampleView
 from eval_harness.errors import UsageError
 
 __all__ = ["JudgeView", "RunInfo", "SampleView", "case_across_conditions", "case_ids",
@@ -84,20 +84,11 @@ def select_runs(runs: Sequence[RunInfo], specs: Sequence[str] | None) -> list[Ru
     condition label)."""
     if not specs:
         return list(runs)
-    from eval_harness.matrix.select import check_factors, matches, parse_condition_spec
+    from eval_harness.matrix.select import select_matching
 
-    factors = sorted({k for r in runs for k in r.levels})
-    chosen = []
-    for spec in specs:
-        parsed = parse_condition_spec(spec)
-        check_factors(parsed, factors)
-        for r in runs:
-            if matches(parsed, r.condition_id, r.levels) and r not in chosen:
-                chosen.append(r)
-    if not chosen:
-        raise UsageError(f"no run matches --condition {', '.join(specs)}",
-                         hint="list the conditions with: orchestrate runs DIR")
-    return chosen
+    return select_matching(runs, specs, sorted({k for r in runs for k in r.levels}),
+                           UsageError(f"no run matches --condition {', '.join(specs)}",
+                                      hint="list the conditions with: orchestrate runs DIR"))
 
 
 def case_ids(runs: Sequence[RunInfo]) -> list[str]:

@@ -37,7 +37,7 @@ from collections.abc import Iterator, Mapping, Sequence, Set
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from eval_harness.analysis.loading.views import CaseView, RunInfo
+from eval_harness.analysis.loading.run_views import CaseView, RunInfo
 
 if TYPE_CHECKING:
     from eval_harness.analysis.loading.packed import Packed

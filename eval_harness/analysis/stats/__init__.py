@@ -14,8 +14,8 @@ from __future__ import annotations
 from eval_harness.analysis.stats.balanced import anova_balanced, balanced_pvalues
 from eval_harness.analysis.stats.contrasts import pairwise_contrasts
 from eval_harness.analysis.stats.correction import adjust_pvalues, canonical_correction
-from eval_harness.analysis.stats.errors import StatsInputError
 from eval_harness.analysis.stats.frame import anova_frame, cell_means, observed_levels
+from eval_harness.analysis.stats.input_errors import StatsInputError
 from eval_harness.analysis.stats.per_judge import JudgeExclusion, PerJudgeScreen, per_judge_screen
 from eval_harness.analysis.stats.replication import replication_variance
 from eval_harness.analysis.stats.results import (

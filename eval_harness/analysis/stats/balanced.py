@@ -30,7 +30,7 @@ import numpy as np
 
 from eval_harness.analysis.stats.design import term_name, term_subsets
 from eval_harness.analysis.stats.dist import f_sf
-from eval_harness.analysis.stats.errors import StatsInputError
+from eval_harness.analysis.stats.input_errors import StatsInputError
 from eval_harness.analysis.stats.results import (
     LMM_LABEL,
     RM_LABEL,

@@ -31,7 +31,7 @@ from eval_harness.analysis.stats.balanced import (
 )
 from eval_harness.analysis.stats.correction import adjust_pvalues, canonical_correction
 from eval_harness.analysis.stats.dist import t_ppf, t_sf
-from eval_harness.analysis.stats.errors import StatsInputError
+from eval_harness.analysis.stats.input_errors import StatsInputError
 from eval_harness.analysis.stats.results import Contrast
 from eval_harness.analysis.stats.sums import design_sums
 

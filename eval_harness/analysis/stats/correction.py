@@ -15,7 +15,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from eval_harness.analysis.stats.errors import StatsInputError
+from eval_harness.analysis.stats.input_errors import StatsInputError
 
 _ALIASES = {"holm": "holm", "bh": "bh", "fdr_bh": "bh", "none": "none"}
 

@@ -25,7 +25,7 @@ from eval_harness.analysis.stats.balanced import (
     too_large,
 )
 from eval_harness.analysis.stats.design import term_name, term_subsets
-from eval_harness.analysis.stats.errors import StatsInputError
+from eval_harness.analysis.stats.input_errors import StatsInputError
 from eval_harness.analysis.stats.model_terms import design_matrix, wald_term_result
 from eval_harness.analysis.stats.reml import fit_random_intercept
 from eval_harness.analysis.stats.results import LMM_LABEL, AnovaResult, ExcludedTerm, TermResult

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-from eval_harness.analysis.stats.errors import StatsInputError
+from eval_harness.analysis.stats.input_errors import StatsInputError
 
 
 def replication_variance(

@@ -30,7 +30,7 @@ from eval_harness.analysis.stats.case_groups import unique_rows
 from eval_harness.analysis.stats.correction import adjust_pvalues, canonical_correction
 from eval_harness.analysis.stats.design import term_name, term_subsets
 from eval_harness.analysis.stats.dist import t_ppf, t_sf
-from eval_harness.analysis.stats.errors import StatsInputError
+from eval_harness.analysis.stats.input_errors import StatsInputError
 from eval_harness.analysis.stats.kenward_roger import KenwardRoger, adjust, kr_contrast
 from eval_harness.analysis.stats.mixed import CaseSums, MixedFit
 from eval_harness.analysis.stats.model_terms import (

@@ -18,10 +18,10 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
-from eval_harness.cache.active import current as current_cache
+from eval_harness.cache.active import current_cache
 from eval_harness.judges.cache import VerdictCache, cache_key
 from eval_harness.judges.llm import verdict
-from eval_harness.judges.llm.http import Completion, LLMError, RetryPolicy, complete
+from eval_harness.judges.llm.chat_call import Completion, LLMError, RetryPolicy, complete
 from eval_harness.judges.llm.prompting import (
     KEY_TOKEN,
     Fence,
@@ -90,7 +90,7 @@ class LLMJudge:
     def _context(self, ctx: dict[str, Any]) -> dict[str, Any]:
         if self.reference is None:
             return ctx
-        from eval_harness.config.templates import render_value
+        from eval_harness.config.template_syntax import render_value
         from eval_harness.judges.expected import reference_answer
 
         ref = (render_value(self.reference, ctx, where=self.name) if self.reference is not True
@@ -137,7 +137,7 @@ class LLMJudge:
         key = None
         if calls is not None:
             from eval_harness.cache.keys import call_key
-            from eval_harness.judges.llm.http import request_target
+            from eval_harness.judges.llm.chat_call import request_target
 
             url, headers = request_target(s.model)
             key = call_key(

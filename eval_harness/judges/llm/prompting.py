@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from eval_harness.config.templates import MissingField, lookup
+from eval_harness.config.template_syntax import MissingField, lookup
 from eval_harness.judges.values import JudgeFailure
 
 _MUSTACHE = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z0-9_-]+)*)\s*\}\}")

@@ -13,7 +13,7 @@ import json
 import re
 from typing import Any
 
-from eval_harness.judges.llm.http import Completion
+from eval_harness.judges.llm.chat_call import Completion
 from eval_harness.judges.values import JudgeFailure
 
 PAIRWISE = ("A", "B", "tie")

@@ -22,7 +22,7 @@ import numpy as np
 from matplotlib import colormaps
 
 from eval_harness.reports.fmt import cell_text
-from eval_harness.reports.html import labels as lb
+from eval_harness.reports.html import chart_labels as lb
 from eval_harness.reports.html.svg import FG, Chart, new_figure, short, style, to_svg
 
 MAX_CASES = 60

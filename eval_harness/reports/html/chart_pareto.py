@@ -27,7 +27,7 @@ from matplotlib.figure import Figure
 from matplotlib.lines import Line2D
 from matplotlib.ticker import FuncFormatter, LogLocator, NullFormatter
 
-from eval_harness.reports.html import labels as lb
+from eval_harness.reports.html import chart_labels as lb
 from eval_harness.reports.html.svg import ACCENT, MUTED, Chart, err_bars, short, style, to_svg
 
 LOG_SPAN = 10.0

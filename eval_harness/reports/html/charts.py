@@ -2,8 +2,8 @@
 ``<svg>`` plus data-dependent caption notes), or ``None`` when the data cannot support
 the chart (the page then says "not available").
 
-All read only the report model (``reports.model.build_report``). Conditions are named by
-their compact labels (``large · high · docs``, see ``html.labels``); factor levels appear
+All read only the report model (``reports.report_model.build_report``). Conditions are named by
+their compact labels (``large · high · docs``, see ``html.chart_labels``); factor levels appear
 in matrix order (``design.factors``), never sorted by value, so a reader finds a level in
 the same place in every panel.
 """
@@ -18,7 +18,7 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.lines import Line2D
 
-from eval_harness.reports.html import labels as lb
+from eval_harness.reports.html import chart_labels as lb
 from eval_harness.reports.html.chart_heatmap import heatmap_chart
 from eval_harness.reports.html.chart_pareto import pareto_chart
 from eval_harness.reports.html.svg import (
@@ -84,6 +84,15 @@ def means_chart(report: Mapping[str, Any]) -> Chart | None:
         return Chart(to_svg(fig, "means", "Mean composite per condition with 95% CIs"), notes)
 
 
+def _panels(n: int, max_cols: int, col_width: float, row_height: float) -> tuple[Any, Any]:
+    """A figure of ``n`` panels sharing the y axis, at most ``max_cols`` a row (call inside
+    ``style()``): (figure, 2-D array of axes; the ones past ``n`` are for the caller to hide)."""
+    cols = min(n, max_cols)
+    nrows = math.ceil(n / cols)
+    fig = new_figure(min(col_width * cols + 0.6, 10.5), row_height * nrows)
+    return fig, fig.subplots(nrows, cols, squeeze=False, sharey=True)
+
+
 def main_effects_chart(report: Mapping[str, Any]) -> Chart | None:
     """One panel per factor: marginal mean composite per level (matrix order), 95% CIs."""
     effects = {f: rows for f, rows in (report.get("main_effects") or {}).items() if rows}
@@ -92,11 +101,8 @@ def main_effects_chart(report: Mapping[str, Any]) -> Chart | None:
     order = lb.matrix_levels(report)
     disp = lb.display(report)
     n = len(effects)
-    cols = min(n, 4)
-    nrows = math.ceil(n / cols)
     with style():
-        fig = new_figure(min(2.6 * cols + 0.6, 10.5), 2.7 * nrows)
-        axes = fig.subplots(nrows, cols, squeeze=False, sharey=True)
+        fig, axes = _panels(n, 4, 2.6, 2.7)
         for ax, (factor, rows) in zip(axes.flat, effects.items(), strict=False):
             rows = _by_level(rows, order, factor)
             x = np.arange(len(rows))
@@ -127,12 +133,9 @@ def interaction_chart(report: Mapping[str, Any]) -> Chart | None:
     order = lb.matrix_levels(report)
     disp = lb.display(report)
     n = len(pairs)
-    cols = min(n, 3)
-    nrows = math.ceil(n / cols)
     used: list[str] = []
     with style():
-        fig = new_figure(min(3.4 * cols + 0.6, 10.5), 3.0 * nrows)
-        axes = fig.subplots(nrows, cols, squeeze=False, sharey=True)
+        fig, axes = _panels(n, 3, 3.4, 3.0)
         for ax, (term, rows) in zip(axes.flat, pairs.items(), strict=False):
             a, b = term.split(":", 1)
             used += [a, b]

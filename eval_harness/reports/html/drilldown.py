@@ -28,7 +28,7 @@ import numpy as np
 import pandas as pd
 
 from eval_harness.analysis.loading.formats import NATIVE, RunFormat, classify_dir, get_format
-from eval_harness.analysis.loading.views import CaseView
+from eval_harness.analysis.loading.run_views import CaseView
 from eval_harness.judges.values import MAX_ABS_VALUE
 from eval_harness.reports import fmt
 from eval_harness.reports.fmt import cell_text

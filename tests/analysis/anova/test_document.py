@@ -17,7 +17,7 @@ from scipy import stats
 
 from eval_harness.analysis.anova.document import build_anova
 from eval_harness.analysis.anova.power import mde, variance_from_components
-from eval_harness.analysis.loading.loader import load_runs
+from eval_harness.analysis.loading.tidy_frame import load_runs
 from eval_harness.analysis.stats import adjust_pvalues, anova_balanced
 from eval_harness.errors import UsageError
 from tests.analysis.rundir_writer import write_aeh, write_native

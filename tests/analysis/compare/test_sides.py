@@ -8,9 +8,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from eval_harness.analysis.compare import keys
+from eval_harness.analysis.compare import distinct_rows
+from eval_harness.analysis.compare.distinct_rows import unique_rows, unique_sorted
 from eval_harness.analysis.compare.fisher import fisher_exact_two_sided
-from eval_harness.analysis.compare.keys import unique_rows, unique_sorted
 from eval_harness.analysis.compare.sides import (
     SideTable,
     fisher_p_values,
@@ -66,7 +66,7 @@ def test_statuses_follow_the_documented_priority() -> None:
 @pytest.mark.parametrize("max_key", [2**62, 4])  # 4: the row-wise fallback
 def test_grouped_wilson_and_fisher_equal_the_scalar_functions(
         monkeypatch: pytest.MonkeyPatch, max_key: int) -> None:
-    monkeypatch.setattr(keys, "_MAX_KEY", max_key)
+    monkeypatch.setattr(distinct_rows, "_MAX_KEY", max_key)
     rng = np.random.default_rng(1)
     n_a, n_b = rng.integers(1, 6, size=300), rng.integers(0, 4, size=300)
     k_a, k_b = rng.binomial(n_a, 0.5), rng.binomial(n_b, 0.7)

@@ -22,7 +22,7 @@ import pytest
 
 from eval_harness.analysis.stats import anova_frame
 from eval_harness.analysis.stats.design import term_subsets
-from eval_harness.analysis.stats.errors import StatsInputError
+from eval_harness.analysis.stats.input_errors import StatsInputError
 from eval_harness.analysis.stats.kenward_roger import adjust, kr_contrast, kr_term
 from eval_harness.analysis.stats.mixed import CaseSums, slope_structure
 from eval_harness.analysis.stats.mixed_fit import fit_mixed

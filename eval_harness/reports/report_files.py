@@ -11,7 +11,6 @@ in ``report.cases.jsonl`` beside it (one ``case_grid.cases`` entry per line), wh
 from __future__ import annotations
 
 import json
-import math
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -21,11 +20,12 @@ import pandas as pd
 from eval_harness._util.atomic_files import atomic_text_writer
 from eval_harness._util.clock import utc_now_iso
 from eval_harness._util.json_text import json_text, write_text_atomic
+from eval_harness._util.numbers import as_finite
 from eval_harness._util.phase_timings import phase
 from eval_harness._util.redact import redact
 from eval_harness.errors import UsageError
 from eval_harness.reports.markdown import render_markdown
-from eval_harness.reports.model import build_report
+from eval_harness.reports.report_model import build_report
 
 FORMATS = ("md", "json", "html")
 FILENAMES = {"md": "report.md", "json": "report.json", "html": "report.html"}
@@ -37,7 +37,8 @@ _CHUNK = 2_000  # JSON Lines rows per redaction call
 
 
 def _round(x: float) -> float | None:
-    return float(f"{x:.10g}") if math.isfinite(x) else None
+    f = as_finite(x)
+    return None if f is None else float(f"{f:.10g}")
 
 
 _PLAIN = frozenset({str, int, bool, type(None)})  # written as they are

@@ -16,7 +16,7 @@ from typing import Any, Protocol
 from eval_harness._util.numbers import run_number
 from eval_harness.config.models import EvalConfig
 
-# the record type of one call lives with the store that writes it (store/writer)
+# the record type of one call lives with the store that writes it (store/case_writer)
 from eval_harness.store.run_result import Failure, RunResult
 
 __all__ = ["FATAL_FAILURES", "Failure", "RunRequest", "RunResult", "Runner", "RunnerFactory",
@@ -68,7 +68,7 @@ class Runner(Protocol):
 
 
 RunnerFactory = Callable[[EvalConfig], Runner]
-#: runner type -> factory, filled by the @register decorators (runner/registry.py imports
+#: runner type -> factory, filled by the @register decorators (runner/runner_types.py imports
 #: the builtin runners, then looks a type up here)
 REGISTRY: dict[str, RunnerFactory] = {}
 

@@ -4,8 +4,9 @@ The core reads this tool's own configs and run directories; other tools' come th
 its two seams, the config-dialect registry (:mod:`eval_harness.config.dialects`) and the
 run-format registry (:mod:`eval_harness.analysis.loading.formats`). :func:`install_defaults`
 fills both with the ones shipped here (agent-eval-harness, :mod:`eval_harness.aeh`); the
-application layer and every door (CLI, Python API, dashboard, CI glue) call it before
-loading a config or a run directory, so they read the same files the same way.
+application layer's package (``eval_harness/app/__init__.py``) calls it when it is first
+imported, so every door (CLI, Python API, dashboard, CI glue) reads the same files the same
+way without registering anything itself.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Runner types -> runners: the builtin runners register themselves (``@register`` in
-runner/base.py) when this module imports them; :func:`build_runner` picks one by
+runner/contract.py) when this module imports them; :func:`build_runner` picks one by
 ``runner.type``."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from eval_harness.errors import ConfigError
 
 # importing the builtin runners runs their @register decorators
 from eval_harness.runner import claude_code, cli, http, llm, pyfunc  # noqa: F401
-from eval_harness.runner.base import REGISTRY, Runner
+from eval_harness.runner.contract import REGISTRY, Runner
 
 
 def build_runner(config: EvalConfig) -> Runner:

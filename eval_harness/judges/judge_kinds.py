@@ -12,7 +12,7 @@ from eval_harness.errors import ConfigError
 from eval_harness.judges.builtins import BUILTIN_KINDS, BuiltinJudge
 from eval_harness.judges.cache import VerdictCache
 from eval_harness.judges.code import CheckJudge, FunctionJudge
-from eval_harness.judges.llm.http import RetryPolicy
+from eval_harness.judges.llm.chat_call import RetryPolicy
 from eval_harness.judges.llm.judge import LLMJudge, LLMSettings, reference_template
 from eval_harness.judges.llm.providers import ModelRef, parse_model
 from eval_harness.judges.llm.rag import RagJudge, rag_template
