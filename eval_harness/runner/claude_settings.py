@@ -203,21 +203,15 @@ def _copy_plain_tree(source: Path, dest: Path) -> None:
     problem = plugin_tree_problem(source)
     if problem:
         raise ConfigError(problem, path="runner.plugin_dirs")
-    partial = dest.with_name(dest.name + f".partial-{os.getpid()}")
-    shutil.rmtree(partial, ignore_errors=True)
     for top, dirs, files in os.walk(source, followlinks=False):
         dirs[:] = [d for d in dirs if d not in _SKIPPED]
-        target = partial / Path(top).relative_to(source)
+        target = dest / Path(top).relative_to(source)
         target.mkdir(parents=True, exist_ok=True)
         for name in files:
             fd = open_regular(str(Path(top) / name), os.O_RDONLY, nofollow=True)
             with os.fdopen(fd, "rb") as src, open(target / name, "wb") as out:
                 shutil.copyfileobj(src, out)
             shutil.copymode(Path(top) / name, target / name, follow_symlinks=False)
-    try:
-        partial.rename(dest)
-    except OSError:  # another cell staged it meanwhile
-        shutil.rmtree(partial, ignore_errors=True)
 
 
 def stage_agent_files(runner: RunnerBlock, config_dir: Path, case_dir: Path,
