@@ -62,3 +62,59 @@ def test_a_posted_label_that_is_no_finite_number_is_refused(client, runs_copy: P
     assert json.loads(line)["label"] == 0.5
     for page in ("/e/starter", "/e/starter/calibration"):
         assert client.get(page).status_code == 200
+
+
+def _case_folder(client, runs_copy: Path) -> tuple[str, Path]:
+    data = client.app.dash.cache.cached("starter")
+    case = data.case_order[0]
+    run = sorted(data.runs.values(), key=lambda r: (r.condition_id, r.replication))[0]
+    return case, Path(run.path) / "cases" / case
+
+
+@pytest.mark.parametrize(("size", "note"), [(40_000_000, "larger than 16 MB"),
+                                            (3_000_000, "answer cut")])
+def test_a_huge_answer_is_clipped_when_rendered(client, runs_copy: Path, size: int,
+                                               note: str) -> None:
+    case, folder = _case_folder(client, runs_copy)
+    outputs = json.loads((folder / "outputs.json").read_text())
+    outputs["output"] = "A" * size
+    (folder / "outputs.json").write_text(json.dumps(outputs))
+    r = client.get(f"/e/starter/case/{case}")
+    assert r.status_code == 200
+    assert len(r.content) < 3_000_000 and note in r.text
+
+
+def _deep_trace(depth: int) -> str:
+    """trace.json with one step nested ``depth`` levels (written as text: no recursion)."""
+    head = '{"kind": "agent", "name": "n", "children": ['
+    return ('{"schema_version": 1, "dropped": 0, "steps": [' + head * depth
+            + '{"kind": "tool", "name": "leaf"}' + "]}" * depth + "]}")
+
+
+def _long_trace(n: int) -> str:
+    return json.dumps({"schema_version": 1, "dropped": 0, "steps": [
+        {"kind": "tool", "name": f"s{i}", "input": {"i": i}} for i in range(n)]})
+
+
+@pytest.mark.parametrize(("trace", "note"), [
+    (lambda: _deep_trace(50_000), "trace.json not shown"),
+    (lambda: _long_trace(200_000), "trace cut: 500 of 200,000")])
+def test_a_deep_or_long_trace_is_a_page_saying_so(client, runs_copy: Path, trace,
+                                                  note: str) -> None:
+    case, folder = _case_folder(client, runs_copy)
+    (folder / "trace.json").write_text(trace())
+    r = client.get(f"/e/starter/case/{case}")
+    assert r.status_code == 200
+    assert note in r.text and len(r.content) < 3_000_000
+
+
+def test_a_symlinked_outputs_json_outside_the_root_is_not_shown(client, runs_copy: Path,
+                                                                tmp_path: Path) -> None:
+    case, folder = _case_folder(client, runs_copy)
+    outside = tmp_path / "outside.json"
+    outside.write_text(json.dumps({"output": "SECRET-OUTSIDE-THE-SERVED-ROOT"}))
+    (folder / "outputs.json").unlink()
+    (folder / "outputs.json").symlink_to(outside)
+    r = client.get(f"/e/starter/case/{case}")
+    assert r.status_code == 200
+    assert "SECRET-OUTSIDE" not in r.text and "symbolic link" in r.text
