@@ -92,17 +92,47 @@ def clear() -> None:
         _forms, _pattern = (), None
 
 
-def redact(text: str) -> str:
-    """``text`` with every registered form replaced by ``***``."""
-    pattern = _pattern
-    if pattern is None or not text:
+#: ``scheme://user:password@`` (the password masked) or ``scheme://token@`` (all masked)
+_URL_USERINFO = re.compile(
+    r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.-]{0,30}://)(?P<user>[^\s/?#@:'\"<>]*)"
+    r"(?P<password>:[^\s/?#@'\"<>]*)?@(?=[^\s/?#@'\"<>])")
+#: a query parameter named like a credential (``?api_key=…``, ``&token=…``, ``&sig=…``)
+_URL_SECRET_PARAM = re.compile(
+    r"(?P<name>[?&][^=&\s#'\"<>]*?(?:key|token|secret|password|passwd|sig|signature|auth)"
+    r"[^=&\s#'\"<>]*=)(?P<value>[^&\s#'\"<>]+)", re.IGNORECASE)
+
+
+def _userinfo(m: re.Match[str]) -> str:
+    if m.group("password") is not None:
+        return f"{m.group('scheme')}{m.group('user')}:{MASK}@"
+    return f"{m.group('scheme')}{MASK}@"
+
+
+def mask_url_credentials(text: str) -> str:
+    """``text`` with the credentials of every URL in it masked: the password of
+    ``scheme://user:password@host`` (a lone ``scheme://token@host`` entirely) and the value
+    of credential-named query parameters. The one function for URLs we print or keep
+    (``MLFLOW_TRACKING_URI``, a database URL, a base URL): :func:`redact` applies it, so
+    every stream and log the secret mask covers is covered."""
+    if "://" not in text and "=" not in text:
         return text
-    return pattern.sub(MASK, text)
+    return _URL_SECRET_PARAM.sub(lambda m: m.group("name") + MASK,
+                                 _URL_USERINFO.sub(_userinfo, text))
+
+
+def redact(text: str) -> str:
+    """``text`` with every registered form replaced by ``***`` and URL credentials
+    masked (:func:`mask_url_credentials`)."""
+    if not text:
+        return text
+    pattern = _pattern
+    text = mask_url_credentials(text)
+    return text if pattern is None else pattern.sub(MASK, text)
 
 
 def redact_bytes(data: bytes) -> bytes:
     """:func:`redact` for UTF-8 bytes (undecodable bytes are kept as they are)."""
-    if _pattern is None or not data:
+    if not data:
         return data
     return redact(data.decode("utf-8", "surrogateescape")).encode("utf-8", "surrogateescape")
 
@@ -110,8 +140,6 @@ def redact_bytes(data: bytes) -> bytes:
 def redact_file(path: str | os.PathLike[str], limit: int = 64 * 1024 * 1024) -> None:
     """Rewrite a (log) file in place when it holds a secret; files past ``limit`` bytes are
     only scanned in their first ``limit`` bytes (logs are capped well below that)."""
-    if _pattern is None:
-        return
     try:
         with open(path, "rb") as fh:
             data = fh.read(limit)

@@ -514,11 +514,12 @@ def _finish(out: AnalysisOutputs, name: str, loaded: LoadedConfig | None,
             write: bool, say: Say) -> AnalysisOutputs:
     """MLflow, the baseline export and the failure lines (thresholds, the gate)."""
     if write and loaded is not None and loaded.config.mlflow is not None:
+        from eval_harness._util.redact import mask_url_credentials
         from eval_harness.reports.mlflow_log import log_analysis, tracking_uri
 
         with phase("mlflow"):
             run_id = log_analysis(loaded.config.mlflow, name, out.anova, out.frame, out.files)
-        say(f"mlflow: logged {name} to {tracking_uri(loaded.config.mlflow)} (parent run "
+        say(f"mlflow: logged {name} to {mask_url_credentials(tracking_uri(loaded.config.mlflow))} (parent run "
             f"{run_id})")
     if write and options.export:
         from eval_harness._version import __version__

@@ -97,6 +97,13 @@ def run(options: RunOptions) -> RunOutcome:
                   condition_specs=options.condition)
     engine = dataclasses.replace(
         engine, concurrency=effective_concurrency(options.concurrency, exp.loaded.config))
+    from eval_harness.store.writable import require_writable
+
+    # before anything writes there (the verdict cache, eval_config.json, run dirs), also
+    # when nothing is left to do and under --force: one line, exit 2
+    require_writable(Path(options.runs_dir) / exp.name, what="runs directory",
+                     hint="pass --runs-dir DIR (a writable folder), or make it writable; "
+                          "--analyze-only DIR reads a read-only runs directory")
     if exp.loaded.config.mlflow is not None:
         from eval_harness.reports.mlflow_log import require_mlflow
 
@@ -106,7 +113,6 @@ def run(options: RunOptions) -> RunOutcome:
 
         check_judge_models(exp)
     from eval_harness.judges.scorer import build_scorer
-
     scorer = build_scorer(exp, runs_dir=options.runs_dir)  # persists the verdict cache
     execution = exp.loaded.config.execution
     engine = dataclasses.replace(engine, executor=options.executor or execution.executor,

@@ -16,11 +16,20 @@ lock instead of failing. Each write is one autocommitted ``INSERT OR REPLACE``: 
 process loses at most the reply it was writing, never the file.
 Values pass through :func:`eval_harness._util.redact.redact` before they are stored, so a
 registered secret echoed by a server is masked in the cache too.
+
+Private: the folder is created 0700 and the database files are 0600 (every eval's model
+replies are in them). Versioned: a database whose ``meta.schema_version`` or ``calls``
+columns are not this version's is refused at open with one line and a hint (``orchestrate
+cache clear`` empties it into this version's schema), never used cell by cell. Checked on
+read: a caller passes the shape its value must have; a stored value of another shape is a
+miss (called again and overwritten), never replayed as an answer.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import math
 import os
 import sqlite3
 import threading
@@ -32,6 +41,7 @@ from typing import Any
 
 from eval_harness._util.redact import redact
 from eval_harness.cache.keys import identity_secret
+from eval_harness.errors import UsageError
 
 FILE_NAME = "calls.sqlite3"
 SCHEMA_VERSION = 1
@@ -43,6 +53,65 @@ CREATE TABLE IF NOT EXISTS calls (
     created REAL NOT NULL, cost_usd REAL, latency_s REAL, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS meta (k TEXT PRIMARY KEY, v TEXT NOT NULL);
 """
+#: the ``calls`` columns of SCHEMA_VERSION, in order
+_COLUMNS = ("key", "kind", "provider", "model", "created", "cost_usd", "latency_s", "value")
+#: the private modes of the folder (when we create it) and of every database file
+DIR_MODE, FILE_MODE = 0o700, 0o600
+
+
+class CacheSchemaError(UsageError):
+    """The database was written by another version of this tool (exit 2, nothing run)."""
+
+
+def _found_schema(conn: sqlite3.Connection) -> tuple[str | None, tuple[str, ...]]:
+    """(meta's schema_version or None, the ``calls`` column names)."""
+    columns = tuple(r[1] for r in conn.execute("PRAGMA table_info(calls)").fetchall())
+    try:
+        row = conn.execute("SELECT v FROM meta WHERE k = 'schema_version'").fetchone()
+    except sqlite3.OperationalError:  # no meta table (or not ours)
+        row = None
+    return (str(row[0]) if row else None), columns
+
+
+def _check_schema(conn: sqlite3.Connection, path: Path) -> None:
+    """Refuse a database of another schema, in one line with the way out."""
+    version, columns = _found_schema(conn)
+    if version == str(SCHEMA_VERSION) and columns == _COLUMNS:
+        return
+    what = (f"schema version {version}" if version not in (None, str(SCHEMA_VERSION))
+            else "a calls table of another shape")
+    raise CacheSchemaError(
+        f"the model-call cache {path} has {what}; this version of eval-harness reads "
+        f"schema version {SCHEMA_VERSION}",
+        hint=f"`orchestrate cache clear --cache-dir {path.parent}` empties it into this "
+             "version's schema; or pass --cache-dir DIR for another folder, or --no-cache")
+
+
+def _reset_schema(conn: sqlite3.Connection) -> None:
+    """Drop a foreign schema's tables (``cache clear`` on another version's database)."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        conn.execute("DROP TABLE IF EXISTS calls")
+        conn.execute("DROP TABLE IF EXISTS meta")
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
+def _private_file(path: Path) -> None:
+    """Create ``path`` 0600 if absent; make it 0600 if it is ours and looser."""
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, FILE_MODE))
+        return
+    except FileExistsError:
+        pass
+    try:
+        st = path.lstat()
+        if st.st_uid == os.getuid() and st.st_mode & 0o777 != FILE_MODE:
+            os.chmod(path, FILE_MODE)
+    except OSError:
+        pass  # a read-only folder or another user's file: reading still works
 
 
 @dataclass(frozen=True)
@@ -109,7 +178,7 @@ class CallCache:
     skips reads (every call is made again and overwrites its entry)."""
 
     def __init__(self, directory: Path, *, expire_s: float | None = None,
-                 refresh: bool = False) -> None:
+                 refresh: bool = False, reset_foreign_schema: bool = False) -> None:
         self.directory = directory
         self.path = directory / FILE_NAME
         self.expire_s = expire_s
@@ -118,11 +187,24 @@ class CallCache:
         self._local = threading.local()
         self._lock = threading.Lock()
         self._conns: list[sqlite3.Connection] = []
-        directory.mkdir(parents=True, exist_ok=True)
+        if not directory.is_dir():
+            directory.parent.mkdir(parents=True, exist_ok=True)
+            with contextlib.suppress(FileExistsError):  # another process made it meanwhile
+                directory.mkdir(mode=DIR_MODE)
         #: the HMAC key of credentials in call keys (eval_harness.cache.keys)
         self.identity_secret = identity_secret(directory)
+        for name in (FILE_NAME, FILE_NAME + "-wal", FILE_NAME + "-shm"):
+            if name == FILE_NAME or (directory / name).exists():
+                _private_file(directory / name)
         conn = self._conn()
         with self._lock:
+            version, columns = _found_schema(conn)
+            if columns or version is not None:  # an existing database: is it ours?
+                if reset_foreign_schema and (version, columns) != (str(SCHEMA_VERSION),
+                                                                   _COLUMNS):
+                    _patiently(lambda: _reset_schema(conn))
+                else:
+                    _check_schema(conn, self.path)
             _patiently(lambda: _create_schema(conn))
 
     def _conn(self) -> sqlite3.Connection:
@@ -138,10 +220,11 @@ class CallCache:
                 self._conns.append(conn)
         return conn
 
-    def get(self, key: str) -> Hit | None:
-        """The live entry for ``key`` (None when absent, expired or refreshing); counts
-        the lookup, and a hit's cost as saved."""
-        hit = None if self.refresh else self.peek(key)
+    def get(self, key: str, shape: Callable[[dict[str, Any]], bool] | None = None
+            ) -> Hit | None:
+        """The live entry for ``key`` (None when absent, expired, refreshing or not of
+        ``shape``); counts the lookup, and a hit's cost as saved."""
+        hit = None if self.refresh else self.peek(key, shape)
         with self._lock:
             self.counts.lookups += 1
             if hit is not None:
@@ -149,12 +232,16 @@ class CallCache:
                 self.counts.saved_usd += hit.cost_usd or 0.0
         return hit
 
-    def peek(self, key: str) -> Hit | None:
-        """The live entry, without counting it."""
+    def peek(self, key: str, shape: Callable[[dict[str, Any]], bool] | None = None
+             ) -> Hit | None:
+        """The live entry, without counting it. ``shape`` says whether a stored value is
+        one the caller can use: one it refuses (or raises on) is a miss."""
         row = self._conn().execute(
             "SELECT value, cost_usd, latency_s, created FROM calls WHERE key = ?",
             (key,)).fetchone()
         if row is None:
+            return None
+        if not isinstance(row[3], (int, float)):
             return None
         if self.expire_s is not None and row[3] < time.time() - self.expire_s:
             return None
@@ -162,7 +249,19 @@ class CallCache:
             value = json.loads(row[0])
         except ValueError:  # never written by us; treat as absent (it is overwritten)
             return None
-        return Hit(value, row[1], row[2], row[3]) if isinstance(value, dict) else None
+        if not isinstance(value, dict):
+            return None
+        if shape is not None:
+            try:
+                if not shape(value):
+                    return None
+            except Exception:  # a check that cannot read it: not usable
+                return None
+        cost = row[1] if isinstance(row[1], (int, float)) and not isinstance(row[1], bool) \
+            and math.isfinite(row[1]) and row[1] >= 0 else None
+        latency = row[2] if isinstance(row[2], (int, float)) and math.isfinite(row[2]) \
+            else None
+        return Hit(value, cost, latency, row[3])
 
     def put(self, key: str, *, kind: str, provider: str, model: str,
             value: dict[str, Any], cost_usd: float | None, latency_s: float | None) -> None:

@@ -6,8 +6,9 @@ shard only with ``--shard``; or ``--analyze-only`` over downloaded runs), then w
 - the job summary: a status line and ``report.md``, appended to ``$GITHUB_STEP_SUMMARY``
   (``--summary``; default ``<output>/summary.md`` outside Actions);
 - the PR comment body ``<output>/comment.md``: a hidden marker line
-  ``<!-- factorial-eval-harness:<id> -->`` (so a rerun edits the same comment), the status
-  line and the report, cut to GitHub's comment size limit with a link to the run;
+  ``<!-- factorial-eval-harness:<id> -->`` (so a rerun edits the same comment; the id is
+  kept to letters, digits and ``._:/-``, so it can never close the comment early), the status
+  line and the report (run data in it made inert: ``eval_harness._util.github_text``), cut to GitHub's comment size limit with a link to the run;
 - ``exit-code=N`` to ``$GITHUB_OUTPUT``; it exits 0 itself, so the Action can post the
   comment and upload the artifacts before its last step fails the job on that code.
 
@@ -37,6 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from eval_harness._util.child_env import child_env
+from eval_harness._util.github_text import for_github, safe_marker_id
 
 MARKER = "<!-- factorial-eval-harness:{id} -->"
 #: GitHub rejects comment bodies over 65,536 characters
@@ -89,9 +91,11 @@ def bodies(report: str | None, code: int, marker_id: str) -> tuple[str, str]:
     head = f"**factorial-eval-harness**: {status_line(code)}"
     if url:
         head += f" · [run and artifacts]({url})"
-    text = report if report is not None else "_No report was written (see the job log)._\n"
+    # run data in the report never pings, autolinks or starts a workflow command
+    text = (for_github(report) if report is not None
+            else "_No report was written (see the job log)._\n")
     summary = f"{head}\n\n{text}"
-    marker = MARKER.format(id=marker_id)
+    marker = MARKER.format(id=safe_marker_id(marker_id))
     comment = f"{marker}\n{summary}"
     if len(comment) > MAX_COMMENT:
         tail = ("\n\n… report cut to fit a comment; the full report.md is in the job summary "
@@ -103,9 +107,8 @@ def bodies(report: str | None, code: int, marker_id: str) -> tuple[str, str]:
 def cmd_run(a: argparse.Namespace) -> int:
     """Run orchestrate, write the summary, the comment body and the exit code."""
     argv = orchestrate_argv(a)
-    print("+ orchestrate " + shlex.join(argv[3:]), flush=True)
-    # orchestrate and all it starts (agents, hooks, user code) never see the step files
-    code = subprocess.run(argv, check=False, env=child_env()).returncode
+    print(for_github("+ orchestrate " + shlex.join(argv[3:]), markdown=False), flush=True)
+    code = relay(argv)
     out = Path(a.output)
     out.mkdir(parents=True, exist_ok=True)
     gh_out = a.github_output or _env("GITHUB_OUTPUT")
@@ -126,6 +129,24 @@ def cmd_run(a: argparse.Namespace) -> int:
     print(f"orchestrate exited {code}: {status_line(code)}; summary -> {summary_path}, "
           f"comment -> {out / 'comment.md'}")
     return 0
+
+
+def relay(argv: list[str]) -> int:
+    """Run ``argv`` and copy its output (stderr merged) to our stdout line by line, each
+    through :func:`for_github` (``markdown=False``): a level name, a case id or an agent's
+    message can never start a line the runner reads as a workflow command. Orchestrate and
+    all it starts (agents, hooks, user code) never see the step files (``child_env``)."""
+    proc = subprocess.Popen(argv, env=child_env(), stdin=subprocess.DEVNULL,
+                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    assert proc.stdout is not None
+    out = sys.stdout
+    try:
+        for raw in proc.stdout:
+            out.write(for_github(raw.decode("utf-8", "replace"), markdown=False))
+            out.flush()
+    finally:
+        proc.stdout.close()
+    return proc.wait()
 
 
 def _marker_default(a: argparse.Namespace) -> str:
@@ -244,8 +265,9 @@ def cmd_comment(a: argparse.Namespace) -> int:
         except ApiError as exc:
             if exc.status not in (401, 403, 404):
                 raise
+            detail = for_github(" ".join(f"{repo}#{pr} ({exc})".split()), markdown=False)
             print(f"::warning::no pull-request comment: the token may not comment on "
-                  f"{repo}#{pr} ({exc}); the report is in the job summary")
+                  f"{detail}; the report is in the job summary")
             return 0
         print(f"commented on {repo}#{pr}")
     except ApiError as exc:

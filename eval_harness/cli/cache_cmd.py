@@ -44,7 +44,9 @@ def main(argv: list[str]) -> int:
             print(f"nothing to clear: no cache at {directory / FILE_NAME}")
         return 0
     try:
-        cache = CallCache(directory)
+        # clearing everything also empties another version's database into this schema
+        cache = CallCache(directory, reset_foreign_schema=args.action == "clear"
+                          and older is None)
         if args.action == "clear":
             removed = cache.clear(older)
             what = f"older than {args.older_than}" if older is not None else "all"

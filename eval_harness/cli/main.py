@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import errno
 import json
 import signal
 import sys
@@ -153,13 +154,32 @@ def _main(args: list[str]) -> int:
               f"({sys.executable}) (hint: install the project first: python3 -m venv .venv && "
               ".venv/bin/pip install -e . — then run .venv/bin/orchestrate ...)", file=sys.stderr)
         return 2
+    except OSError as exc:
+        if exc.errno in _NOT_WRITABLE and exc.filename:  # the environment, not a bug
+            if debug:
+                traceback.print_exc()
+            print(f"error: cannot write {safe_text(exc.filename, newlines=False)}: "
+                  f"{exc.strerror} (hint: make it writable or choose another folder "
+                  "(--runs-dir / --output / --cache-dir); finished work is kept)",
+                  file=sys.stderr)
+            return 2
+        return _internal(exc, debug)
     except Exception as exc:  # a bug, not a user error: one line unless --debug
-        if debug:  # printed here, not re-raised: the traceback passes through the mask
-            traceback.print_exc()
-            return INTERNAL_ERROR_EXIT
-        print(f"internal error: {type(exc).__name__}: {exc} (rerun with --debug for the "
-              "traceback; finished work is kept)", file=sys.stderr)
+        return _internal(exc, debug)
+
+
+#: errors of a folder or file we may not write: a usage error (exit 2), not a bug
+_NOT_WRITABLE = (errno.EROFS, errno.EACCES, errno.EPERM)
+
+
+def _internal(exc: BaseException, debug: bool) -> int:
+    """A bug: one line (exit 70), the traceback with --debug."""
+    if debug:  # printed here, not re-raised: the traceback passes through the mask
+        traceback.print_exc()
         return INTERNAL_ERROR_EXIT
+    print(f"internal error: {type(exc).__name__}: {exc} (rerun with --debug for the "
+          "traceback; finished work is kept)", file=sys.stderr)
+    return INTERNAL_ERROR_EXIT
 
 
 def entry() -> None:

@@ -102,7 +102,8 @@ def _read_yaml(path: Path) -> Any:
     try:
         return parse_yaml(read_yaml_text(path))[0]
     except YamlProblem as exc:
-        raise DatasetError(exc.problem, file=str(path), line=exc.line) from None
+        raise DatasetError(exc.problem, file=str(path), line=exc.line,
+                           path=exc.where()) from None
     except (OSError, UnicodeDecodeError) as exc:
         raise DatasetError(f"cannot read: {exc}".splitlines()[0], file=str(path)) from None
 

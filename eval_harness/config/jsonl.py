@@ -54,8 +54,22 @@ def read_json_file(path: Path, error: type[ConfigError] = ConfigError, *,
 def read_jsonl(path: Path, error: type[ConfigError] = ConfigError) -> Iterator[tuple[int, Any]]:
     """(line number, parsed value) for every non-blank line; a malformed line raises
     ``error`` naming the file and line."""
+    for n, value in read_jsonl_lines(path, error):
+        if isinstance(value, ConfigError):
+            raise value
+        yield n, value
+
+
+def read_jsonl_lines(path: Path, error: type[ConfigError] = ConfigError
+                     ) -> Iterator[tuple[int, Any]]:
+    """(line number, parsed value — or the ``error`` naming that line) for every non-blank
+    line: a reader that keeps going past a bad line (the dashboard's). An unreadable file
+    raises ``error``."""
     data = _read(path, error)
     for n, raw in enumerate(data.splitlines(), 1):
-        line = _decode(raw, path, error, n)
-        if line.strip():
-            yield n, _loads(line, path, error, n)
+        try:
+            line = _decode(raw, path, error, n)
+            if line.strip():
+                yield n, _loads(line, path, error, n)
+        except ConfigError as exc:
+            yield n, exc

@@ -49,10 +49,46 @@ _MERGE_TAG = "tag:yaml.org,2002:merge"
 class YamlProblem(ValueError):
     """A YAML text that cannot be read: syntax, a limit or a duplicate key."""
 
-    def __init__(self, message: str, line: int | None = None) -> None:
+    def __init__(self, message: str, line: int | None = None,
+                 key_path: KeyPath | None = None) -> None:
         super().__init__(message if line is None else f"line {line}: {message}")
         self.problem = message
         self.line = line
+        #: where in the document (for a limit met at a place: the nesting depth)
+        self.key_path = key_path
+
+    def where(self) -> str:
+        """The key path, shortened for one line (``metadata.k.k.k.k…[+195]``), or ""."""
+        if not self.key_path:
+            return ""
+        shown = format_path(self.key_path[:6])
+        rest = len(self.key_path) - 6
+        return shown + (f"…(+{rest} levels)" if rest > 0 else "")
+
+
+#: a key path as a linked list, (parent, key), built only when an error needs it
+_Link = tuple[Any, str | int] | None
+
+
+def _unlink(link: _Link) -> KeyPath:
+    parts: list[str | int] = []
+    while link is not None:
+        link, key = link
+        parts.append(key)
+    return tuple(reversed(parts))
+
+
+def _children_at(node: yaml.Node, link: _Link) -> list[tuple[yaml.Node, _Link]]:
+    """The child nodes with their key-path links (a key node sits at its mapping)."""
+    if isinstance(node, yaml.MappingNode):
+        out: list[tuple[yaml.Node, _Link]] = []
+        for k, v in node.value:
+            name = k.value if isinstance(k, yaml.ScalarNode) else "?"
+            out += [(k, link), (v, (link, name))]
+        return out
+    if isinstance(node, yaml.SequenceNode):
+        return [(v, (link, i)) for i, v in enumerate(node.value)]
+    return []
 
 
 def _children(node: yaml.Node) -> list[yaml.Node]:
@@ -82,9 +118,9 @@ def check_node(root: yaml.Node) -> None:
     size: dict[int, int] = {}  # id(node) -> nodes in its full expansion
     physical = 0
     on_path: set[int] = set()
-    stack: list[tuple[yaml.Node, bool, int]] = [(root, False, 1)]
+    stack: list[tuple[yaml.Node, bool, int, _Link]] = [(root, False, 1, None)]
     while stack:
-        node, done, depth = stack.pop()
+        node, done, depth, link = stack.pop()
         key = id(node)
         if done:
             on_path.discard(key)
@@ -100,15 +136,15 @@ def check_node(root: yaml.Node) -> None:
             continue
         if depth > MAX_DEPTH:
             raise YamlProblem(f"nested deeper than {MAX_DEPTH} levels",
-                              node.start_mark.line + 1)
+                              node.start_mark.line + 1, _unlink(link))
         physical += 1
         if isinstance(node, yaml.MappingNode):
             _check_keys(node)
         on_path.add(key)
-        stack.append((node, True, depth))
-        for child in reversed(_children(node)):
+        stack.append((node, True, depth, link))
+        for child, child_link in reversed(_children_at(node, link)):
             if id(child) not in size:
-                stack.append((child, False, depth + 1))
+                stack.append((child, False, depth + 1, child_link))
             elif id(child) in on_path:
                 raise YamlProblem("recursive alias (a node contains itself)",
                                   child.start_mark.line + 1)
@@ -203,7 +239,8 @@ def load_yaml_text(text: str, file: str) -> tuple[Any, dict[KeyPath, int]]:
     except YamlProblem as exc:
         hint = ("check indentation and quoting" if exc.problem.startswith("invalid YAML")
                 else None)
-        raise ConfigError(exc.problem, file=file, line=exc.line, hint=hint) from None
+        raise ConfigError(exc.problem, file=file, line=exc.line, path=exc.where(),
+                          hint=hint) from None
     lines: dict[KeyPath, int] = {}
     if node is not None:
         _walk(node, (), lines)

@@ -13,6 +13,7 @@ import html
 from collections.abc import Mapping
 from typing import Any
 
+from eval_harness._util.github_text import for_github
 from eval_harness._util.safe_text import safe_text
 from eval_harness.reports import fmt
 from eval_harness.reports.tables import TextTable, all_tables
@@ -22,8 +23,9 @@ _MD_SPECIAL = str.maketrans({"|": "\\|", "`": "\\`", "*": "\\*", "_": "\\_", "\\
 
 
 def md_escape(text: Any) -> str:
-    """One table-safe line: HTML-escaped, Markdown metacharacters backslashed."""
-    s = " ".join(str(text).split())
+    """One table-safe line: HTML-escaped, Markdown metacharacters backslashed, mentions,
+    bare URLs and workflow-command prefixes made inert (:func:`for_github`)."""
+    s = for_github(" ".join(str(text).split()))  # no pings, autolinks, workflow commands
     # Brackets stay literal (CI columns "[0.1, 0.2]"); "](" is broken so no link can form.
     return html.escape(s, quote=False).translate(_MD_SPECIAL).replace("](", "]\\(")
 

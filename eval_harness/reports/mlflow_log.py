@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from eval_harness._util.numbers import as_finite
+from eval_harness._util.redact import mask_url_credentials
 from eval_harness.errors import UsageError
 
 HINT = "pip install 'factorial-eval-harness[mlflow]' (or remove the mlflow: block)"
@@ -87,11 +88,49 @@ def condition_metrics(rows: Any) -> dict[str, float]:
     return metrics
 
 
+def _unreachable(mlflow: Any) -> tuple[type[BaseException], ...]:
+    """The errors of a tracking server that cannot be reached or refuses us."""
+    kinds: list[type[BaseException]] = [OSError, mlflow.exceptions.MlflowException]
+    try:
+        import requests
+
+        kinds.append(requests.exceptions.RequestException)
+    except ImportError:  # pragma: no cover - mlflow depends on requests
+        pass
+    return tuple(kinds)
+
+
+def _reason(exc: BaseException) -> str:
+    text = " ".join(str(exc).split())
+    for known in ("Connection refused", "Name or service not known", "timed out",
+                  "Temporary failure in name resolution", "No route to host"):
+        if known.lower() in text.lower():
+            return known.lower()
+    found = re.search(r"\b(?:status code|HTTP) (\d{3})\b", text)
+    if found:
+        return f"HTTP {found.group(1)}"
+    return mask_url_credentials(text)[:200] or type(exc).__name__
+
+
 def log_analysis(block: Any, eval_name: str, anova: Mapping[str, Any], frame: Any,
                  files: Mapping[str, Path], environ: Mapping[str, str] | None = None) -> str:
-    """Log the analysis (see module docstring); return the parent run's id."""
+    """Log the analysis (see module docstring); return the parent run's id. A tracking
+    server that cannot be reached (or refuses us) is a UsageError (exit 2) in one line,
+    its URI's credentials masked; the analysis files are already written."""
     mlflow = require_mlflow()
     uri = tracking_uri(block, environ)
+    try:
+        return _log(mlflow, uri, block, eval_name, anova, frame, files)
+    except _unreachable(mlflow) as exc:
+        raise UsageError(
+            f"mlflow: cannot log to {mask_url_credentials(uri)}: {_reason(exc)}",
+            hint="check the tracking server and MLFLOW_TRACKING_URI (or the mlflow: block's "
+                 "tracking_uri); the analysis files are written: `--analyze-only` logs "
+                 "them again") from None
+
+
+def _log(mlflow: Any, uri: str, block: Any, eval_name: str, anova: Mapping[str, Any],
+         frame: Any, files: Mapping[str, Path]) -> str:
     if uri.startswith("file:"):
         os.environ.setdefault("MLFLOW_ALLOW_FILE_STORE", "true")
     client = mlflow.MlflowClient(tracking_uri=uri)

@@ -10,7 +10,9 @@ Only successful calls are stored: a failure is called again next time.
 
 from __future__ import annotations
 
+import math
 import os
+from collections.abc import Callable
 from typing import Any
 
 from eval_harness.cache.keys import call_key
@@ -22,6 +24,44 @@ from eval_harness.trace.model import build_trace
 _FIELDS = ("output", "exit_code", "stdout", "stderr", "cost_usd", "cost_source",
            "input_tokens", "output_tokens", "tokens", "files", "modified_files",
            "raw", "notes")  # and the trace, as its JSON steps under "steps"
+
+
+def _text(v: Any) -> bool:
+    return isinstance(v, str)
+
+
+def _count(v: Any) -> bool:
+    return v is None or (isinstance(v, int) and not isinstance(v, bool) and v >= 0)
+
+
+def _cost(v: Any) -> bool:
+    return v is None or (isinstance(v, (int, float)) and not isinstance(v, bool)
+                         and math.isfinite(v) and v >= 0)
+
+
+def _text_map(v: Any) -> bool:
+    return isinstance(v, dict) and all(isinstance(k, str) and isinstance(x, str)
+                                       for k, x in v.items())
+
+
+#: what each stored field must be for the value to be replayed as a RunResult
+_SHAPE: dict[str, Callable[[Any], bool]] = {
+    "output": _text, "stdout": _text, "stderr": _text,
+    "exit_code": lambda v: v is None or (isinstance(v, int) and not isinstance(v, bool)),
+    "cost_usd": _cost, "cost_source": lambda v: v is None or isinstance(v, str),
+    "input_tokens": _count, "output_tokens": _count, "tokens": _count,
+    "files": _text_map, "modified_files": _text_map, "raw": lambda v: True,
+    "notes": lambda v: isinstance(v, list) and all(isinstance(n, str) for n in v),
+    "steps": lambda v: v is None or (isinstance(v, list)
+                                     and all(isinstance(s, dict) for s in v)),
+}
+
+
+def stored_result_shape(value: dict[str, Any]) -> bool:
+    """True when ``value`` is a result this module stored: the answer and every field of
+    the right type, and nothing else (another shape is a miss, never an answer)."""
+    return ("output" in value and set(value) <= set(_SHAPE)
+            and all(_SHAPE[name](v) for name, v in value.items()))
 
 
 class CachedRunner:
@@ -50,14 +90,14 @@ class CachedRunner:
         """The inner runner's bound for the spend cap; a stored reply costs nothing."""
         inner = getattr(self.inner, "reply_bound", None)
         bound = inner(request) if callable(inner) else None
-        if not self.cache.refresh and self.cache.peek(self.key(request)[0]) is not None:
+        if not self.cache.refresh and self.cache.peek(self.key(request)[0], _replayable) is not None:
             return 0.0, bound[1] if bound is not None else None
         return bound
 
     def run(self, request: RunRequest) -> RunResult:
         """The stored result, or the inner call (stored when it succeeded)."""
         key, spec = self.key(request)
-        hit = self.cache.get(key)
+        hit = self.cache.get(key, _replayable)
         if hit is not None:
             return self._restore(hit.value, hit.latency_s, request)
         result = self.inner.run(request)
@@ -84,6 +124,15 @@ class CachedRunner:
                 with open(os.path.join(request.case_dir, name), "w", encoding="utf-8") as fh:
                     fh.write(text)
         return result
+
+
+def _replayable(value: dict[str, Any]) -> bool:
+    """Of the stored shape, and its steps rebuild into a trace."""
+    if not stored_result_shape(value):
+        return False
+    if value.get("steps") is not None:
+        build_trace(value["steps"])  # raises on steps it cannot read: a miss
+    return True
 
 
 def with_cache(runner: Runner, cache: CallCache | None) -> Runner:

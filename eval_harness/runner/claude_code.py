@@ -21,11 +21,16 @@ from __future__ import annotations
 
 import os
 import shlex
+from pathlib import Path
 from typing import Any
 
 from eval_harness._util.child_env import child_env
 from eval_harness.config.models import EvalConfig
-from eval_harness.runner.claude_settings import agent_flags, stage_agent_files
+from eval_harness.runner.claude_settings import (
+    agent_flags,
+    check_plugin_dirs,
+    stage_agent_files,
+)
 from eval_harness.runner.cli import classify_exit, context_env, fill_from_reply, parse_json_reply
 from eval_harness.runner.contract import RunRequest, RunResult, register, tee_prefix
 from eval_harness.runner.llm import user_message
@@ -53,6 +58,11 @@ class ClaudeCodeRunner:
     def cancel_all(self) -> None:
         """Stop every process in flight."""
         self.procs.cancel_all(self.config.execution.kill_grace)
+
+    def preflight(self, config_dir: Path) -> None:
+        """Before any cell: every ``plugin_dirs`` folder is copyable (no link inside)."""
+        if self.config.runner is not None:
+            check_plugin_dirs(self.config.runner, config_dir)
 
     def build_argv(self, request: RunRequest) -> list[str]:
         """The claude argv for one cell."""

@@ -4,7 +4,9 @@
 - ``allowed_tools`` / ``disallowed_tools`` (compiled ``permissions``) → ``--allowedTools`` /
   ``--disallowedTools`` with one pattern per argument (``Read(eval/**)`` is a valid one);
 - ``plugin_dirs``: each directory (relative to the config) is copied into the workspace
-  under ``.staged-plugins/<name>`` before the snapshot (so it is no output of the run, and
+  under ``.staged-plugins/<name>`` before the snapshot — folders and regular files only: a
+  symbolic link, FIFO or device inside is refused before any cell runs (exit 2, naming
+  it), so nothing outside the folder is ever copied and a link loop is one clear error (so it is no output of the run, and
   the real path never enters the agent's context) and passed as ``--plugin-dir``;
 - ``settings`` and ``workspace_mode: repo`` → one settings file per case
   (``<case>/claude-settings.json``, outside the workspace) passed as ``--settings``:
@@ -35,13 +37,17 @@ are denied as ``Bash(...)`` prefixes.
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import shutil
+import stat
 import sys
 from pathlib import Path
 from typing import Any
 
+from eval_harness._util.regular_files import open_regular
 from eval_harness.config.runner_model import RunnerBlock
+from eval_harness.errors import ConfigError
 
 SETTINGS_FILE = "claude-settings.json"
 STAGED = ".staged-plugins"
@@ -154,6 +160,60 @@ def _merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+#: entries of a plugin folder never copied
+_SKIPPED = (".git", "__pycache__")
+
+
+def plugin_tree_problem(root: Path) -> str | None:
+    """What makes the plugin folder ``root`` uncopyable, or None. Only folders and regular
+    files are copied: a symbolic link anywhere inside (which could name a file outside the
+    folder, or loop) and a FIFO or device (which would block or never end) are refused, so
+    the copy never reads outside the folder the config named."""
+    if not root.is_dir():
+        return f"{root} is not a folder"
+    for top, dirs, files in os.walk(root, followlinks=False):
+        dirs[:] = [d for d in dirs if d not in _SKIPPED]
+        for name in sorted([*dirs, *files]):
+            path = Path(top) / name
+            try:
+                mode = path.lstat().st_mode
+            except OSError as exc:
+                return f"{path}: {exc.strerror}"
+            if stat.S_ISLNK(mode):
+                return (f"{path} is a symbolic link (to {os.readlink(path)}); plugin folders "
+                        "are copied without following links")
+            if not (stat.S_ISDIR(mode) or stat.S_ISREG(mode)):
+                return f"{path} is neither a folder nor a regular file"
+    return None
+
+
+def check_plugin_dirs(runner: RunnerBlock, config_dir: Path) -> None:
+    """Every ``plugin_dirs`` folder copyable (:func:`plugin_tree_problem`), checked once
+    before any cell runs: a ConfigError (exit 2), never an errored cell per cell."""
+    for i, entry in enumerate(runner.plugin_dirs):
+        problem = plugin_tree_problem((config_dir / entry).resolve())
+        if problem:
+            raise ConfigError(problem, path=f"runner.plugin_dirs[{i}]",
+                              hint="replace the link by the file (or folder) it names")
+
+
+def _copy_plain_tree(source: Path, dest: Path) -> None:
+    """Copy folders and regular files only, never following a link (a link, FIFO or
+    device met on the way — one added after the check — is a ConfigError)."""
+    problem = plugin_tree_problem(source)
+    if problem:
+        raise ConfigError(problem, path="runner.plugin_dirs")
+    for top, dirs, files in os.walk(source, followlinks=False):
+        dirs[:] = [d for d in dirs if d not in _SKIPPED]
+        target = dest / Path(top).relative_to(source)
+        target.mkdir(parents=True, exist_ok=True)
+        for name in files:
+            fd = open_regular(str(Path(top) / name), os.O_RDONLY, nofollow=True)
+            with os.fdopen(fd, "rb") as src, open(target / name, "wb") as out:
+                shutil.copyfileobj(src, out)
+            shutil.copymode(Path(top) / name, target / name, follow_symlinks=False)
+
+
 def stage_agent_files(runner: RunnerBlock, config_dir: Path, case_dir: Path,
                       workspace: Path) -> None:
     """Copy the plugins into the workspace and write the settings file, if any."""
@@ -161,8 +221,8 @@ def stage_agent_files(runner: RunnerBlock, config_dir: Path, case_dir: Path,
         source = (config_dir / entry).resolve()
         dest = workspace / STAGED / source.name
         if not dest.exists():
-            shutil.copytree(source, dest, symlinks=False,
-                            ignore=shutil.ignore_patterns(".git", "__pycache__"))
+            dest.parent.mkdir(parents=True, exist_ok=True)
+            _copy_plain_tree(source, dest)
     if _needs_settings(runner):
         doc = settings_document(runner, Path.cwd(), workspace)
         (case_dir / SETTINGS_FILE).write_text(json.dumps(doc, indent=2), encoding="utf-8")

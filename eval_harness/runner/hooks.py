@@ -4,7 +4,9 @@ Phases: ``before_all`` (once, before any cell; its failure stops the run with ex
 nothing run), ``before_each`` / ``after_each`` (around each cell's call, in the cell's
 workspace), ``before_scoring`` (after the call, before the cell's judges), ``after_all``
 (once, after the last cell, also after a failure). Each hook runs as ``bash -c COMMAND``
-with its ``timeout`` (then TERM, then KILL of its process group); its output goes to
+in a session (process group) of its own, with its ``timeout`` (then TERM, then KILL of
+its process group); when it ends, whatever it left running in that group (``sleep 300 &``)
+is ended too, so nothing a hook starts outlives it; its output goes to
 ``<runs>/<eval>/hooks/<phase>[.<case>].<i>.log``. The log passes through the secret mask when the hook ends, as
 the agent's logs do (``eval_harness._util.redact``). ``condition`` is a shell test: the hook
 runs when it exits 0. ``on_failure: fail`` (the default) makes a failed ``before_each`` or
@@ -20,9 +22,11 @@ and ``CASE_INPUT`` (the workspace's input.yaml).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
+import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -65,17 +69,57 @@ def _run_one(entry: HookEntry, env: Mapping[str, str], cwd: Path, log: Path) -> 
             try:
                 code = proc.wait(timeout=entry.timeout)
             except subprocess.TimeoutExpired:
-                for sig, wait in ((signal.SIGTERM, GRACE_S), (signal.SIGKILL, None)):
-                    try:
-                        os.killpg(proc.pid, sig)
-                        proc.wait(timeout=wait)
-                        break
-                    except (subprocess.TimeoutExpired, ProcessLookupError):
-                        continue
+                end_group(proc)
                 return f"timed out after {entry.timeout}s"
+            finally:  # what it left running in the background dies with it
+                end_group(proc)
     finally:  # the same secret mask as the agent's own logs (eval_harness._util.redact)
         redact_file(log)
     return None if code == 0 else f"exit code {code}"
+
+
+def _group_alive(pgid: int) -> bool:
+    """True while a live (not zombie) process is in group ``pgid``. Where /proc exists it
+    is read: a TERMed member stays a zombie until its new parent reaps it, which can take
+    seconds, and signalling a zombie still succeeds."""
+    proc = Path("/proc")
+    if proc.is_dir():
+        for entry in proc.iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+            except (OSError, IndexError):
+                continue
+            if len(fields) > 2 and fields[2] == str(pgid) and fields[0] not in "ZX":
+                return True
+        return False
+    try:
+        os.killpg(pgid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # a member changed its user: still there, not ours to signal
+        return False
+    return True
+
+
+def end_group(proc: subprocess.Popen[bytes], grace_s: float = GRACE_S) -> None:
+    """End the hook's whole process group (its own session: ``start_new_session``): TERM,
+    up to ``grace_s`` for it to go, then KILL. A hook's ``sleep 300 &`` never outlives
+    the hook, whether the hook ended, failed or timed out."""
+    pgid = proc.pid
+    for sig in (signal.SIGTERM, signal.SIGKILL):
+        if proc.poll() is None or _group_alive(pgid):
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.killpg(pgid, sig)
+        else:
+            return
+        deadline = time.monotonic() + (grace_s if sig == signal.SIGTERM else 5.0)
+        while time.monotonic() < deadline:
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                proc.wait(timeout=0.05)
+            if proc.poll() is not None and not _group_alive(pgid):
+                return
 
 
 def run_phase(entries: Sequence[HookEntry], phase: str, env: Mapping[str, str], cwd: Path,

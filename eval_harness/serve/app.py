@@ -20,6 +20,7 @@ Routes (every ``{eval}`` is a catalog key, every other name is checked by ``view
 from __future__ import annotations
 
 import json
+import os
 import secrets
 import threading
 from collections.abc import Callable
@@ -45,7 +46,7 @@ from eval_harness.store.labels import (
     append_label,
     labels_path,
     latest_labels,
-    read_labels,
+    read_labels_lenient,
 )
 
 STATIC = Path(__file__).resolve().parent / "static"
@@ -62,6 +63,8 @@ class Dashboard:
         self.catalog = Catalog(roots)
         self.cache = EvalCache(wait_s=wait_s, options=options)
         self.baselines = baselines
+        self._labels: dict[str, tuple[tuple[str, int, int], list[LabelRow], list[str]]] = {}
+        self._labels_lock = threading.Lock()
         self.env = Environment(loader=PackageLoader("eval_harness.serve", "templates"),
                                autoescape=select_autoescape(default=True, default_for_string=True))
         self.env.filters["num"] = _num
@@ -87,8 +90,29 @@ class Dashboard:
         entry = self.entry(request)
         got = self.cache.lookup(entry)
         ctx = {"entry": entry, "token": change_token(entry), "stale": not got.current,
-               "error": got.error}
+               "error": got.error, "label_problems": self.labels(entry)[1]}
         return entry, got.data, ctx
+
+    def labels(self, entry: EvalEntry) -> tuple[list[LabelRow], list[str]]:
+        """(the good labels of the eval, one line per bad line of labels.jsonl: file and
+        line, at most 5 and a count), read again only when the file changes."""
+        path = labels_path(entry.path)
+        try:
+            st = os.stat(path)
+            key: tuple[str, int, int] = (str(path), st.st_mtime_ns, st.st_size)
+        except OSError:
+            return [], []
+        with self._labels_lock:
+            memo = self._labels.get(str(path))
+        if memo is not None and memo[0] == key:
+            return memo[1], memo[2]
+        rows, problems = read_labels_lenient(path)
+        shown = [p.one_line() for p in problems[:5]]
+        if len(problems) > 5:
+            shown.append(f"… and {len(problems) - 5} more bad line(s) in {path}")
+        with self._labels_lock:
+            self._labels[str(path)] = (key, rows, shown)
+        return rows, shown
 
 
 def _num(x: Any, digits: int = 3) -> str:
@@ -161,7 +185,7 @@ def _eval(request: Request, d: Dashboard, entry: EvalEntry, data: EvalData) -> d
     return {"report": data.report, "flt": flt, "grid": views.case_grid(data, flt),
             "board": views.leaderboard(data), "judges": views.judge_names(data),
             "verdicts": views.VERDICTS, "counts": views.status_counts(data), "charts": CHARTS,
-            "calibration": _calibration(entry, data)}
+            "calibration": _calibration(d, entry, data)}
 
 
 def chart(request: Request) -> Response:
@@ -206,11 +230,11 @@ def _case(request: Request, d: Dashboard, entry: EvalEntry, data: EvalData) -> d
     from eval_harness.serve.casedata import case_attempts
 
     case = views.check_case(data, request.path_params["case"])
-    labels = latest_labels(read_labels(labels_path(entry.path)))
+    labels = latest_labels(d.labels(entry)[0])
     return {"case": case, "attempts": case_attempts(data, case),
             "names": views.condition_labels(data), "expected": data.expected.get(case),
             "has_expected": case in data.expected, "labels": views.label_table(data, labels),
-            "calibration": _calibration(entry, data)}
+            "calibration": _calibration(d, entry, data)}
 
 
 def _search(request: Request, d: Dashboard, entry: EvalEntry, data: EvalData) -> dict[str, Any]:
@@ -219,13 +243,12 @@ def _search(request: Request, d: Dashboard, entry: EvalEntry, data: EvalData) ->
 
 def _calibration_page(request: Request, d: Dashboard, entry: EvalEntry,
                       data: EvalData) -> dict[str, Any]:
-    return {"calibration": _calibration(entry, data)}
+    return {"calibration": _calibration(d, entry, data)}
 
 
-def _calibration(entry: EvalEntry, data: EvalData) -> dict[str, Any]:
-    """calibrate's report over the eval's labels; cached until labels.jsonl changes."""
-    import os
-
+def _calibration(d: Dashboard, entry: EvalEntry, data: EvalData) -> dict[str, Any]:
+    """calibrate's report over the eval's good labels; cached until labels.jsonl
+    changes (its bad lines are named on the page: ``label_problems``)."""
     from eval_harness.judges.label_match import runs_calibration
 
     path = labels_path(entry.path)
@@ -237,7 +260,7 @@ def _calibration(entry: EvalEntry, data: EvalData) -> dict[str, Any]:
     memo = data.memo.get("calibration")
     if memo is not None and memo[0] == key:
         return dict(memo[1])
-    report = runs_calibration(data.frame, read_labels(path), source=str(path),
+    report = runs_calibration(data.frame, d.labels(entry)[0], source=str(path),
                               pass_mark=data.pass_mark, reps=500)
     data.memo["calibration"] = (key, report)
     return report
@@ -250,7 +273,9 @@ async def add_label(request: Request) -> Response:
     if data is None:
         return JSONResponse({"error": "the eval is still being analysed"}, status_code=409)
     try:
-        body = json.loads(await request.body())
+        body = json.loads(await request.body(), parse_constant=_no_constant)
+        if not isinstance(body, dict):
+            raise ValueError("the body must be a JSON object")
         run = data.runs[str(body["run"])]
         case = views.check_case(data, str(body["case"]))
         judge = str(body["judge"])
@@ -263,9 +288,14 @@ async def add_label(request: Request) -> Response:
     except (ValueError, KeyError, TypeError, ValidationError, views.NotFound) as exc:
         return JSONResponse({"error": f"bad label: {exc}"}, status_code=400)
     append_label(entry.path, row)
-    cal = _calibration(entry, data)
+    cal = _calibration(d, entry, data)
     return JSONResponse({"ok": True, "label": row.model_dump(),
                          "kappa": {g["judge"]: g["kappa"] for g in cal["groups"]}})
+
+
+def _no_constant(name: str) -> Any:
+    """NaN / Infinity / -Infinity are not JSON: a posted label with one is refused."""
+    raise ValueError(f"{name} is not a number JSON allows")
 
 
 def eval_token(request: Request) -> Response:

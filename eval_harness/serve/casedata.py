@@ -10,18 +10,25 @@ tidy frame. Reads ~4 small files per run: ~50 ms for 48 runs.
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass, field
 from typing import Any
 
-from eval_harness._util.atomic_files import read_json
 from eval_harness._util.numbers import as_finite
 from eval_harness.analysis.loading.browse import JudgeView, RunInfo, sample
 from eval_harness.serve.evaldata import EvalData, RunMeta
-from eval_harness.store.confine import open_run_file
-from eval_harness.trace.reader import read_trace
+from eval_harness.store.confine import RunFileProblem, open_run_file, read_run_json
+from eval_harness.trace.reader import MAX_TRACE_BYTES, TRACE_FILE, read_trace
 
 LOG_BYTES = 8192
+#: what a case page shows at most: answer characters, trace steps and levels, and the
+#: characters of one step's input / output (a 200 MB answer or a 200,000-step trace is
+#: a page of a few MB, not hundreds)
+MAX_SHOWN_CHARS = 100_000
+MAX_SHOWN_STEPS = 500
+MAX_SHOWN_DEPTH = 40
+MAX_STEP_CHARS = 2_000
 
 
 @dataclass
@@ -42,6 +49,7 @@ class Attempt:
     trace: list[Any] = field(default_factory=list)
     stdout: str = ""
     stderr: str = ""
+    notes: list[str] = field(default_factory=list)  # what was not shown, and why
 
 
 def _head(path: str) -> str:
@@ -61,18 +69,83 @@ def _native(run: RunMeta, case_id: str) -> Attempt | None:
     if view is None:
         return None
     folder = os.path.join(run.path, "cases", case_id)
-    rec = read_json(os.path.join(folder, "record.json")) or {}
-    outs = read_json(os.path.join(folder, "outputs.json")) or {}
+    notes: list[str] = []
+    rec = _confined(os.path.join(folder, "record.json"), notes)
+    outs = _confined(os.path.join(folder, "outputs.json"), notes)
+    _confined(os.path.join(folder, "input.json"), notes)  # (read by sample: its note)
     stored = read_trace(folder)
+    if stored is None and os.path.lexists(os.path.join(folder, TRACE_FILE)):
+        notes.append(f"{TRACE_FILE} not shown: a symbolic link, larger than "
+                     f"{MAX_TRACE_BYTES // 1_000_000} MB, nested too deep or not JSON")
     trace = (stored.to_json()["steps"] if stored is not None
              else outs.get("trace") if isinstance(outs, dict) else None)
-    return Attempt(run=run, status=view.status, reason=view.reason, output=view.output,
+    shown, trace_note = clip_steps(trace if isinstance(trace, list) else [])
+    notes += [trace_note] if trace_note else []
+    output = view.output
+    if isinstance(output, str) and len(output) > MAX_SHOWN_CHARS:
+        notes.append(f"answer cut to its first {MAX_SHOWN_CHARS:,} of {len(output):,} "
+                     "characters")
+        output = output[:MAX_SHOWN_CHARS] + "\n… (cut)"
+    rec = rec if isinstance(rec, dict) else {}
+    return Attempt(run=run, status=view.status, reason=view.reason, output=output,
                    input=view.input, latency_s=view.latency_s, cost_usd=view.cost_usd,
                    tokens=rec.get("tokens"), tool_calls=rec.get("tool_calls"),
-                   composite=view.composite, judges=view.judges,
-                   trace=trace if isinstance(trace, list) else [],
+                   composite=view.composite, judges=view.judges, trace=shown,
                    stdout=_head(os.path.join(folder, "stdout.log")),
-                   stderr=_head(os.path.join(folder, "stderr.log")))
+                   stderr=_head(os.path.join(folder, "stderr.log")), notes=notes)
+
+
+def _confined(path: str, notes: list[str]) -> Any:
+    """A case file through the CLI's confined reader; a refusal becomes a note."""
+    try:
+        return read_run_json(path)
+    except RunFileProblem as exc:
+        notes.append(f"not shown: {exc}")
+        return None
+
+
+def _short_json(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False, default=str)
+    return text if len(text) <= MAX_STEP_CHARS else text[:MAX_STEP_CHARS] + " … (cut)"
+
+
+def clip_steps(steps: list[Any]) -> tuple[list[dict[str, Any]], str | None]:
+    """The trace as shown: at most :data:`MAX_SHOWN_STEPS` steps (depth first) and
+    :data:`MAX_SHOWN_DEPTH` levels, each step's input and output as JSON text of at most
+    :data:`MAX_STEP_CHARS` characters; built without recursion (a trace of any depth).
+    Returns (steps, a note saying what was left out, or None)."""
+    out: list[dict[str, Any]] = []
+    total = shown = 0
+    deepest = False
+    stack: list[tuple[Any, list[dict[str, Any]], int]] = [
+        (s, out, 1) for s in reversed(steps)]
+    while stack:
+        step, into, depth = stack.pop()
+        total += 1
+        if shown >= MAX_SHOWN_STEPS:
+            continue
+        if depth > MAX_SHOWN_DEPTH:
+            deepest = True
+            continue
+        shown += 1
+        if not isinstance(step, dict):
+            into.append({"text": _short_json(step)})
+            continue
+        args = step.get("arguments") or step.get("input") or {}
+        node: dict[str, Any] = {
+            "kind": str(step.get("kind") or "")[:40],
+            "name": str(step.get("tool") or step.get("name") or "step")[:200],
+            "args": _short_json(args),
+            "output": None if step.get("output") is None else _short_json(step["output"]),
+            "duration": step.get("duration"), "children": []}
+        into.append(node)
+        kids = step.get("children")
+        if isinstance(kids, list):
+            stack.extend((k, node["children"], depth + 1) for k in reversed(kids))
+    if shown == total and not deepest:
+        return out, None
+    what = f"trace cut: {shown:,} of {total:,}+ steps shown"
+    return out, what + (f", {MAX_SHOWN_DEPTH} levels deep at most" if deepest else "")
 
 
 

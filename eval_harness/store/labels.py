@@ -15,11 +15,12 @@ change their mind without anything being rewritten. Labels never enter run recor
 from __future__ import annotations
 
 import json
+import math
 import os
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from eval_harness._util.atomic_files import file_lock
 from eval_harness.errors import ConfigError
@@ -42,9 +43,20 @@ class LabelRow(BaseModel):
     replication: int = Field(1, ge=1, description="1-based replication index.")
     judge: str = Field(description="Judge name.")
     label: Literal["right", "wrong"] | float = Field(
-        description='"right" / "wrong" about the judge\'s verdict, or the true score.')
+        description='"right" / "wrong" about the judge\'s verdict, or the true score '
+                    '(a finite number; never a boolean).')
     who: str = Field("", description="Who labelled (free text).")
     when: str = Field(description="ISO-8601 UTC time of the label.")
+
+    @field_validator("label", mode="before")
+    @classmethod
+    def _finite_number_or_word(cls, value: object) -> object:
+        """``true`` is not ``1.0``, and NaN / ±Infinity / 1e999 are no score."""
+        if isinstance(value, bool):
+            raise ValueError('a label is "right", "wrong" or a number, not true/false')
+        if isinstance(value, (int, float)) and not math.isfinite(value):
+            raise ValueError("a numeric label must be a finite number")
+        return value
 
     @property
     def key(self) -> LabelKey:
@@ -60,30 +72,53 @@ def labels_path(eval_dir: str | os.PathLike[str]) -> Path:
 def append_label(eval_dir: str | os.PathLike[str], row: LabelRow) -> None:
     """Append one label (one ``write`` under the eval's lock: lines never interleave)."""
     path = labels_path(eval_dir)
-    line = json.dumps(row.model_dump(), ensure_ascii=False, sort_keys=True) + "\n"
+    # allow_nan=False: never a line no JSON reader takes (the row refuses them already)
+    line = json.dumps(row.model_dump(), ensure_ascii=False, sort_keys=True,
+                      allow_nan=False) + "\n"
     with file_lock(Path(eval_dir) / ".labels.lock"), open(path, "a", encoding="utf-8") as fh:
         fh.write(line)
 
 
 def read_labels(path: str | os.PathLike[str]) -> list[LabelRow]:
     """Every label in file order; a malformed line is a ConfigError naming it (exit 2)."""
+    rows, problems = read_labels_lenient(path)
+    if problems:
+        raise problems[0]
+    return rows
+
+
+def read_labels_lenient(path: str | os.PathLike[str]
+                        ) -> tuple[list[LabelRow], list[ConfigError]]:
+    """(every good label in file order, a ConfigError naming file and line for each bad
+    one): not UTF-8, not JSON, nested too deep, not an object, not a label. The dashboard
+    shows the problems and keeps the good labels; the CLI stops at the first."""
     path = Path(path)
     if not path.is_file():
-        return []
-    from eval_harness.config.jsonl import read_jsonl
+        return [], []
+    from eval_harness.config.jsonl import read_jsonl_lines
 
     rows: list[LabelRow] = []
-    # not UTF-8, invalid or too deeply nested JSON: a ConfigError naming file and line
-    for n, value in read_jsonl(path):
+    problems: list[ConfigError] = []
+    try:
+        lines = list(read_jsonl_lines(path))
+    except ConfigError as exc:  # the file itself cannot be read
+        return [], [exc]
+    for n, value in lines:
+        if isinstance(value, ConfigError):
+            problems.append(value)
+            continue
         try:
             rows.append(LabelRow.model_validate(value))
         except (ValueError, ValidationError) as exc:
             first = str(exc).splitlines()[0]
-            raise ConfigError(f"bad label: {first}", file=str(path), line=n,
-                              hint='{"run", "case", "condition", "replication", "judge", '
-                                   '"label": "right"|"wrong"|<score>, "who", "when"}'
-                              ) from None
-    return rows
+            if isinstance(exc, ValidationError) and exc.errors():
+                err = exc.errors()[0]
+                first = f"{'.'.join(map(str, err['loc'])) or 'line'}: {err['msg']}"
+            problems.append(ConfigError(
+                f"bad label: {first[:200]}", file=str(path), line=n,
+                hint='{"run", "case", "condition", "replication", "judge", '
+                     '"label": "right"|"wrong"|<score>, "who", "when"}'))
+    return rows, problems
 
 
 def latest_labels(rows: list[LabelRow]) -> dict[LabelKey, LabelRow]:

@@ -97,3 +97,23 @@ def test_file_size_is_bounded_before_reading(tmp_path: Path,
 def test_merge_keys_and_ordinary_anchors_still_work() -> None:
     data, _ = yamlio.parse_yaml("base: &b {k: 1}\nuse: {<<: *b, z: 2}\nlist: [*b, *b]\n")
     assert data["use"] == {"k": 1, "z": 2} and data["list"] == [{"k": 1}, {"k": 1}]
+
+
+@pytest.mark.parametrize(("where", "want"), [
+    ("metadata", "metadata.k.k.k.k.k"), ("runner.settings", "runner.settings.k.k.k.k"),
+    ("judges", "judges[1].k.k.k.k")])
+def test_a_value_nested_250_deep_names_its_key_path(tmp_path: Path, where: str,
+                                                    want: str) -> None:
+    """Issue 34 (earlier corpus): the depth limit's exit 2 says where, not only the line."""
+    deep = "x"
+    for _ in range(250):
+        deep = f"{{k: {deep}}}"
+    text = CONFIG.replace("runner: {type: cli,", "runner: {type: cli, settings: " + deep + ","
+                          ) if where == "runner.settings" else (
+        CONFIG + f"  - {deep}\n" if where == "judges" else CONFIG + f"metadata: {deep}\n")
+    (tmp_path / "eval.yaml").write_text(text)
+    (tmp_path / "cases.yaml").write_text("- {id: c1, input: {q: x}}\n")
+    code, out, _ = _timed_cli("--config", str(tmp_path / "eval.yaml"), "--dry-run")
+    assert code == 2, out
+    [line] = [ln for ln in out.splitlines() if ln.startswith("error:")]
+    assert want in line and "nested deeper than" in line, line

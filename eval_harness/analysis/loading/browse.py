@@ -18,6 +18,7 @@ from eval_harness.analysis.loading.discover import find_run_dirs
 from eval_harness.analysis.loading.formats import NATIVE, get_format
 from eval_harness.analysis.loading.run_views import JudgeView, RunInfo, SampleView
 from eval_harness.errors import UsageError
+from eval_harness.store.confine import RunFileProblem, read_run_json
 
 __all__ = ["JudgeView", "RunInfo", "SampleView", "case_across_conditions", "case_ids",
            "list_runs", "sample", "select_runs"]
@@ -105,6 +106,15 @@ def _output(outputs: Any) -> str | None:
     return None if out is None else str(out)
 
 
+def _run_json(path: Path) -> Any:
+    """A case file through the confined reader (store.confine.read_run_json): a symlink,
+    a file past its size cap or nested too deep reads as absent."""
+    try:
+        return read_run_json(path)
+    except RunFileProblem:
+        return None
+
+
 def sample(run: RunInfo, case_id: str) -> SampleView | None:
     """The case ``case_id`` in ``run``; None when the run never started that case."""
     if run.layout != NATIVE:
@@ -112,11 +122,11 @@ def sample(run: RunInfo, case_id: str) -> SampleView | None:
     case = run.path / "cases" / case_id
     if not case.is_dir():
         return None
-    record = read_json(case / "record.json")
-    outputs = read_json(case / "outputs.json")
+    record = _run_json(case / "record.json")
+    outputs = _run_json(case / "outputs.json")
     if not isinstance(record, dict):
         return SampleView(run, case_id, "incomplete", "no record.json (not finished)",
-                          read_json(case / "input.json"), _output(outputs), None, None, None)
+                          _run_json(case / "input.json"), _output(outputs), None, None, None)
     scores = _obj(record.get("scores"))
     judges = [JudgeView(str(name), _value(s.get("value")), _text(s.get("rationale")),
                         bool(s.get("errored")), _text(s.get("error")))
@@ -124,7 +134,7 @@ def sample(run: RunInfo, case_id: str) -> SampleView | None:
               if isinstance(s, dict)]
     return SampleView(
         run=run, case_id=case_id, status=str(record.get("status", "ok")),
-        reason=_text(record.get("reason")), input=read_json(case / "input.json"),
+        reason=_text(record.get("reason")), input=_run_json(case / "input.json"),
         output=_output(outputs), latency_s=run_number(record.get("latency_s")),
         cost_usd=run_number(record.get("cost_usd")), composite=run_number(record.get("composite")),
         judges=judges,

@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -120,17 +122,20 @@ class LLMJudge:
         hit = self.cache.get(key)
         if hit is not None:
             return Outcome(hit["value"], hit.get("rationale"), {**hit.get("meta", {}), "cached": True})
-        reply, from_cache = self._complete(ctx, fmt, key_fence, sample_index)
-        value, reasoning = verdict.parse(reply, self.kind, self.rng)
+        reply, from_cache, keep = self._complete(ctx, fmt, key_fence, sample_index)
+        value, reasoning = verdict.parse(reply, self.kind, self.rng)  # a rejection: not kept
         meta = call_meta(s, reply.temperature, reply.input_tokens, reply.output_tokens,
                          reply.cost_usd, reply.warnings)
+        keep()
         self.cache.put(key, self.name, value, reasoning, meta)
         extra: dict[str, Any] = {"cache_hit": True} if from_cache else {}
         return Outcome(value, reasoning, {**meta, "cached": False, **extra})
 
     def _complete(self, ctx: dict[str, Any], fmt: str, key_fence: Fence | None,
-                  sample_index: int) -> tuple[Completion, bool]:
-        """(the model's reply, True when it came from the model-call cache)."""
+                  sample_index: int) -> tuple[Completion, bool, Callable[[], None]]:
+        """(the model's reply, True when it came from the model-call cache, the step that
+        stores it there: called only once the reply parsed as a verdict, since failures
+        are never stored)."""
         s = self.settings
         schema = verdict.schema(self.kind, self.rng)
         calls = current_cache()
@@ -148,9 +153,9 @@ class LLMJudge:
                          "temperature": s.temperature, "max_tokens": s.max_tokens},
                 private={f"header:{k.lower()}": v for k, v in headers.items()},
                 secret=calls.identity_secret)
-            stored = calls.get(key)
+            stored = calls.get(key, stored_completion_shape)
             if stored is not None:
-                return Completion(**stored.value), True
+                return Completion(**stored.value), True, _nothing
         untrusted = json.dumps(ctx["outputs"], default=str)
         fence = new_fence(untrusted, self.template) if s.fence else None
         try:
@@ -159,12 +164,44 @@ class LLMJudge:
                              max_tokens=s.max_tokens, policy=s.policy)
         except LLMError as exc:
             raise JudgeFailure(f"judge call failed: {exc}") from None
-        if calls is not None and key is not None:
+        if calls is None or key is None:
+            return reply, False, _nothing
+        call_key_ = key
+
+        def keep() -> None:
             meta = call_meta(s, reply.temperature, reply.input_tokens, reply.output_tokens,
                              reply.cost_usd, reply.warnings)
-            calls.put(key, kind="judge", provider=s.model.provider, model=s.model.model,
-                      value=dataclasses.asdict(reply), cost_usd=meta["cost_usd"], latency_s=None)
-        return reply, False
+            calls.put(call_key_, kind="judge", provider=s.model.provider, model=s.model.model,
+                      value=dataclasses.asdict(reply), cost_usd=meta["cost_usd"],
+                      latency_s=None)
+        return reply, False, keep
+
+
+def _nothing() -> None:
+    """Nothing to store (a cache hit, or no cache)."""
+
+
+def _optional(kind: type | tuple[type, ...]) -> Callable[[Any], bool]:
+    return lambda v: v is None or (isinstance(v, kind) and not isinstance(v, bool))
+
+
+#: what each field of a stored judge reply must be to be replayed as a Completion
+_COMPLETION_SHAPE: dict[str, Callable[[Any], bool]] = {
+    "text": _optional(str), "structured": _optional(dict), "refusal": _optional(str),
+    "finish": _optional(str), "input_tokens": _optional(int), "output_tokens": _optional(int),
+    "cost_usd": lambda v: v is None or (isinstance(v, (int, float)) and not isinstance(v, bool)
+                                        and math.isfinite(v) and v >= 0),
+    "temperature": lambda v: v is None or (isinstance(v, (int, float))
+                                           and not isinstance(v, bool) and math.isfinite(v)),
+    "warnings": lambda v: isinstance(v, list) and all(isinstance(w, str) for w in v),
+}
+
+
+def stored_completion_shape(value: dict[str, Any]) -> bool:
+    """True when ``value`` is a judge reply as stored (every Completion field, of its type,
+    and nothing else): another shape is a miss, never a verdict."""
+    return set(value) == set(_COMPLETION_SHAPE) and all(
+        _COMPLETION_SHAPE[name](v) for name, v in value.items())
 
 
 def call_meta(s: LLMSettings, temperature: float | None, tin: int | None, tout: int | None,
