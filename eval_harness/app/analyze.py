@@ -355,11 +355,10 @@ def _documents(frame: Any, anova: dict[str, Any], loaded: LoadedConfig | None,
     from eval_harness.analysis.compare.baseline import load_baseline
     from eval_harness.analysis.compare.build import build_comparisons, parse_reference
     from eval_harness.analysis.compare.leaderboard import build_leaderboard
-    from eval_harness.analysis.compare.verdicts import VerdictRule, verdict_tables
+    from eval_harness.analysis.compare.verdicts import verdict_tables
     from eval_harness.analysis.config_settings import stratum
 
-    rule = VerdictRule(pass_mark=0.5 if settings.pass_mark is None else settings.pass_mark,
-                       gates=settings.gates)
+    rule = settings.verdict_rule()
     reference = parse_reference(options.reference) if options.reference else None
     baseline = load_baseline(options.baseline) if options.baseline else None
     malloc_trim.trim()  # after each large phase: its freed transients leave the resident set

@@ -219,11 +219,7 @@ def _display(conditions: list[dict[str, Any]], factors: list[str]) -> dict[str, 
 def _rule_of(comparisons: Mapping[str, Any] | None) -> VerdictRule:
     """The pass rule recorded in ``comparisons.json`` (``verdict_rule``), else the default:
     a regenerated report counts passes as the analysis did."""
-    rec = (comparisons or {}).get("verdict_rule") or {}
-    if not rec:
-        return VerdictRule()
-    return VerdictRule(pass_mark=float(rec.get("pass_mark", 0.5)),
-                       judges=tuple(rec.get("judges") or ()), gates=tuple(rec.get("gates") or ()))
+    return VerdictRule.from_record((comparisons or {}).get("verdict_rule") or {})
 
 
 def build_report(
