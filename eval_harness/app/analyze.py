@@ -535,6 +535,8 @@ def _finish(out: AnalysisOutputs, name: str, loaded: LoadedConfig | None,
                             alpha=settings.alpha)
         if bad:
             out.failures += [f"regression: {reason}" for reason in reasons]
+            out.failures.append(f"regression: verdicts by the pass rule: "
+                                f"{settings.verdict_rule().text()}")
     return out
 
 
