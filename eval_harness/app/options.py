@@ -155,14 +155,17 @@ class AnalysisSettings:
 
 def pass_rule(loaded: LoadedConfig | None) -> str:
     """``matrix.analysis.pass_rule`` when written; else ``aeh`` for a config written in
-    agent-eval-harness's dialect (its rule: a false boolean judge makes the case 0), else
-    ``requirements`` (every boolean judge true and the composite at the pass mark)."""
+    agent-eval-harness's dialect or carrying its ``reward:`` block (its rule: a false
+    boolean judge makes the case 0), else ``requirements`` (every boolean judge true and
+    the composite at the pass mark)."""
     if loaded is None:
         return "requirements"
     matrix = loaded.config.matrix
     if matrix is not None and matrix.analysis.pass_rule:
         return str(matrix.analysis.pass_rule)
-    return "aeh" if "agent-eval-harness" in loaded.dialects else "requirements"
+    if "agent-eval-harness" in loaded.dialects or _aeh_reward(loaded):
+        return "aeh"
+    return "requirements"
 
 
 def verdict_rule_of(loaded: LoadedConfig | None) -> Any:
