@@ -205,7 +205,8 @@ def _keys_by_reference(merged: Mapping[str, Any], origins: Any, file: str) -> No
     models = merged.get("models")
     if isinstance(models, Mapping) and "judge_api_key" in models:
         places.append((("models", "judge_api_key"), models["judge_api_key"]))
-    for i, judge in enumerate(merged.get("judges") or []):
+    judges = merged.get("judges")
+    for i, judge in enumerate(judges if isinstance(judges, list) else []):  # else: validation
         if isinstance(judge, Mapping) and "api_key" in judge:
             places.append((("judges", i, "api_key"), judge["api_key"]))
     for path, value in places:
