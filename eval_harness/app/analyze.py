@@ -188,14 +188,28 @@ def _eval_name(frame: Any, loaded: LoadedConfig | None, paths: Sequence[Path]) -
     return _safe_name(paths[0].resolve().name) or "eval"
 
 
-def _default_output(name: str) -> Path:
-    """``analysis/<name>``, refusing anything that would leave ``analysis/``."""
-    root = Path("analysis").resolve()
+def analysis_root(runs_dir: str | None) -> Path:
+    """Where the analyses of ``runs_dir`` go: ``analysis/`` for the default ``runs``
+    (and when unknown), else ``<runs-dir>-analysis/`` beside it — one folder per runs
+    directory, so two of them never overwrite each other's report."""
+    if runs_dir is None:
+        return Path("analysis")
+    runs = Path(runs_dir)
+    if runs.resolve() == Path("runs").resolve():
+        return Path("analysis")
+    return runs.parent / f"{runs.resolve().name or 'runs'}-analysis"
+
+
+def _default_output(name: str, runs_dir: str | None = None) -> Path:
+    """``<analysis root>/<name>`` (:func:`analysis_root`), refusing anything that would
+    leave that root."""
+    base = analysis_root(runs_dir)
+    root = base.resolve()
     out = (root / name).resolve()
     if out.parent != root:
-        raise UsageError(f"eval name {name!r} does not name one folder under analysis/",
+        raise UsageError(f"eval name {name!r} does not name one folder under {base}/",
                          hint="pass --output DIR")
-    return Path("analysis") / name
+    return base / name
 
 
 # --- the steps ----------------------------------------------------------------------------
@@ -586,7 +600,8 @@ def _analyze(
     frame, excluded = _configured(frame, loaded, paths, say)
     settings = resolve_settings(options, loaded)
     name = _eval_name(frame, loaded, paths)
-    final_dir = Path(options.output) if options.output else _default_output(name)
+    final_dir = Path(options.output) if options.output else _default_output(name,
+                                                                          options.runs_dir)
     outset = None
     if staged is not None:
         from eval_harness.reports.outset import OutputSet

@@ -25,7 +25,11 @@ if TYPE_CHECKING:
 class AnalysisOptions:
     """How to analyse run directories (``--analyze-only``, after a run, the API, serve)."""
 
-    output: str | None = None  #: output folder (default ``analysis/<eval>/``)
+    output: str | None = None  #: output folder (default ``analysis/<eval>/``, see runs_dir)
+    #: the runs directory the analysed runs belong to (``--runs-dir``): the default ``runs``
+    #: writes ``analysis/<eval>/``, another one ``<runs-dir>-analysis/<eval>/`` beside it,
+    #: so two runs directories never overwrite each other's report
+    runs_dir: str | None = None
     method: str | None = None  #: auto | rm | mixed | lmm (default: config, else auto)
     correction: str | None = None  #: holm | bh | fdr_bh | none (default: config, else holm)
     ddf: str | None = None  #: kenward-roger | satterthwaite (default: config, else KR)
