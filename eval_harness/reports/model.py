@@ -142,10 +142,14 @@ def _comparison_summaries(comparisons: Mapping[str, Any] | None) -> list[dict[st
     if not comparisons:
         return None
     out = []
+    baseline_file = str((comparisons.get("baseline") or {}).get("path") or "") or None
     for rec in comparisons.get("comparisons") or []:
         overall = rec.get("overall") or {}
+        named = ({"baseline_file": baseline_file}
+                 if rec.get("kind") == "baseline" and baseline_file else {})
         out.append(
             {
+                **named,  # the baseline compared against, by its file
                 "kind": rec.get("kind"),
                 "reference": (rec.get("reference") or {}).get("label"),
                 "candidate": (rec.get("candidate") or {}).get("label"),

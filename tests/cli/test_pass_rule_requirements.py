@@ -32,13 +32,16 @@ expr, mode = sys.argv[1], sys.argv[2]
 broken = int(os.environ.get("CALC_BROKEN", "0"))
 value = eval(expr, {"__builtins__": {}})
 index = int(sys.argv[3])
+if index < broken and os.environ.get("CALC_SILENT"):
+    sys.exit(0)  # no answer at all: every judge false, under any rule
 if index < broken or (mode == "fast" and "/" in expr):
     value = value + 1
 print(f"{value:g}")
 """
 
 
-def _eval(tmp: Path, extra: str = "", broken: int = 0, name: str = "eval.yaml") -> Path:
+def _eval(tmp: Path, extra: str = "", broken: int = 0, name: str = "eval.yaml",
+          silent: bool = False) -> Path:
     (tmp / "calc.py").write_text(AGENT)
     cases = tmp / "cases.jsonl"
     cases.write_text("".join(
@@ -56,7 +59,7 @@ matrix:
   type: cli
   command: python3 -S {tmp / "calc.py"} {{expr}} {{mode}} {{index}}
 execution:
-  env: {{CALC_BROKEN: "{broken}"}}
+  env: {{CALC_BROKEN: "{broken}", CALC_SILENT: "{'1' if silent else ''}"}}
 dataset:
   path: {cases}
 judges:
