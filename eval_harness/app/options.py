@@ -150,7 +150,7 @@ class AnalysisSettings:
     def verdict_rule(self) -> Any:
         """The one pass rule of this analysis (``VerdictRule``) for comparisons,
         leaderboard, thresholds, reports, the gate and the dashboard."""
-        from eval_harness.analysis.compare.verdicts import VerdictRule
+        from eval_harness.config.pass_rule import VerdictRule
 
         return VerdictRule(pass_mark=0.5 if self.pass_mark is None else self.pass_mark,
                            gates=self.gates, rule=self.pass_rule,
@@ -174,9 +174,9 @@ def pass_rule(loaded: LoadedConfig | None) -> str:
 
 def verdict_rule_of(loaded: LoadedConfig | None) -> Any:
     """The pass rule (``VerdictRule``) a config's analysis uses (``--dry-run`` states it)."""
-    from eval_harness.analysis.compare.verdicts import VerdictRule
     from eval_harness.analysis.config_settings import pass_mark
     from eval_harness.config.gates import gate_judges
+    from eval_harness.config.pass_rule import VerdictRule
 
     mark = pass_mark(loaded)
     return VerdictRule(pass_mark=0.5 if mark is None else mark,

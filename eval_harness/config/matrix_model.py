@@ -18,10 +18,10 @@ from pydantic import (
 
 from eval_harness.config.base import Block
 from eval_harness.config.ddf import ddf_method, unknown_ddf
+from eval_harness.config.pass_rule import PASS_RULES
 
 CORRECTIONS = ("holm", "bh", "fdr_bh", "none")
-#: matrix.analysis.pass_rule values (eval_harness.analysis.compare.verdicts.PASS_RULES)
-PASS_RULES = ("requirements", "composite", "aeh")
+
 METHODS = ("auto", "rm", "mixed", "lmm")
 FACTOR_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*\Z")
 #: factor names that would collide with columns of the tidy analysis frame

@@ -46,7 +46,7 @@ def _eval(tmp: Path, extra: str = "", broken: int = 0, name: str = "eval.yaml",
     cases = tmp / "cases.jsonl"
     cases.write_text("".join(
         json.dumps({"id": f"e{i:02d}", "input": {"expr": e, "index": str(i)},
-                    "expected": {"result": eval(e)}}) + "\n"  # noqa: S307 - fixed literals
+                    "expected": {"result": eval(e)}}) + "\n"  # the fixed literals above
         for i, e in enumerate(EXPRESSIONS)))
     path = tmp / name
     path.write_text(f"""\
