@@ -530,7 +530,8 @@ def _finish(out: AnalysisOutputs, name: str, loaded: LoadedConfig | None,
         from eval_harness.reports.mlflow_log import log_analysis, tracking_uri
 
         with phase("mlflow"):
-            run_id = log_analysis(loaded.config.mlflow, name, out.anova, out.frame, out.files)
+            run_id = log_analysis(loaded.config.mlflow, name, out.anova, out.frame, out.files,
+                                  samples=out.tables[0] if out.tables else None)
         say(f"mlflow: logged {name} to {tracking_uri(loaded.config.mlflow)} (parent run "
             f"{run_id})")
     if write and options.export:

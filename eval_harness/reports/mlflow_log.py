@@ -9,8 +9,8 @@ What is logged, in experiment ``mlflow.experiment`` (default: the eval name):
   and ``report.md`` when written;
 - one child run per condition (named by its label): params = its levels (and
   ``condition_id``), tags ``eval_name`` and ``condition_id``, metrics
-  ``mean.<judge>`` (raw scale) and ``mean.composite``, ``pass_rate`` (share of samples with
-  composite >= 0.5) and ``pass_rate.<judge>`` for boolean judges, ``cost_usd`` /
+  ``mean.<judge>`` (raw scale) and ``mean.composite``, ``pass_rate`` (share of samples that
+  pass by the analysis' pass rule, as in the reports) and ``pass_rate.<judge>`` for boolean judges, ``cost_usd`` /
   ``latency_s`` / ``tokens`` (means over the samples that state them), ``n_samples``,
   ``n_errored``.
 
@@ -61,9 +61,16 @@ def _key(text: str) -> str:
 
 
 
-def condition_metrics(rows: Any) -> dict[str, float]:
-    """The metrics of one condition's rows of the tidy frame (see module docstring)."""
+def condition_metrics(rows: Any, samples: Any = None) -> dict[str, float]:
+    """The metrics of one condition's rows of the tidy frame (see module docstring);
+    ``pass_rate`` is by the analysis' pass rule: its per-attempt verdicts ``samples`` of
+    this condition (``analysis.compare.verdicts.sample_table``), else the default rule's."""
+    from eval_harness.analysis.compare.verdicts import sample_table
+
     metrics: dict[str, float] = {}
+    passed = (sample_table(rows) if samples is None else samples)["passed"].astype(float)
+    if passed.notna().any():
+        metrics["pass_rate"] = float(passed.dropna().mean())
     ok = rows[~rows["errored"].astype(bool)]
     for judge, group in ok.groupby("judge", observed=True):
         values = group["value"].dropna()
@@ -71,8 +78,8 @@ def condition_metrics(rows: Any) -> dict[str, float]:
             continue
         metrics[_key(f"mean.{judge}")] = float(values.mean())
         if str(judge) == "composite":
-            metrics["pass_rate"] = float((values >= 0.5).mean())
-        elif (group["kind"].astype(str) == "boolean").all():
+            continue
+        if (group["kind"].astype(str) == "boolean").all():
             metrics[_key(f"pass_rate.{judge}")] = float(values.mean())
     samples = rows[rows["judge"].astype(str) == "composite"]
     if samples.empty:
@@ -88,8 +95,10 @@ def condition_metrics(rows: Any) -> dict[str, float]:
 
 
 def log_analysis(block: Any, eval_name: str, anova: Mapping[str, Any], frame: Any,
-                 files: Mapping[str, Path], environ: Mapping[str, str] | None = None) -> str:
-    """Log the analysis (see module docstring); return the parent run's id."""
+                 files: Mapping[str, Path], environ: Mapping[str, str] | None = None,
+                 samples: Any = None) -> str:
+    """Log the analysis (see module docstring); return the parent run's id. ``samples``:
+    the analysis' per-attempt verdicts (its pass rule; None: the default rule)."""
     mlflow = require_mlflow()
     uri = tracking_uri(block, environ)
     if uri.startswith("file:"):
@@ -131,7 +140,8 @@ def log_analysis(block: Any, eval_name: str, anova: Mapping[str, Any], frame: An
             kid = child.info.run_id
             for key, value in {**levels, "condition_id": cid}.items():
                 client.log_param(kid, _key(str(key)), str(value))
-            for key, value in condition_metrics(rows).items():
+            mine = None if samples is None else samples[samples["condition_id"] == cid]
+            for key, value in condition_metrics(rows, mine).items():
                 client.log_metric(kid, key, value)
             client.set_terminated(kid)
     except Exception:
