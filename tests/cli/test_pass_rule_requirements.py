@@ -174,7 +174,10 @@ def test_each_rule_on_one_wrong_answer() -> None:
     errored = _frame([("close", "boolean", None, None), ("nonempty", "boolean", 1.0, 1.0),
                       ("composite", "composite", 1.0, 1.0)])
     errored.loc[0, "errored"] = True
-    assert bool(sample_table(errored, VerdictRule())["errored"][0])
+    scored = _frame([("close", "boolean", 1.0, 1.0), ("composite", "composite", 1.0, 1.0)])
+    scored["case_id"] = "k2"  # close scored elsewhere: it is a live requirement
+    table = sample_table(pd.concat([errored, scored], ignore_index=True), VerdictRule())
+    assert table["errored"].tolist() == [True, False]
     # a record written before pass rules existed was the composite rule
     assert VerdictRule.from_record({"pass_mark": 0.5}).rule == "composite"
     assert VerdictRule.from_record({}).rule == "requirements"
@@ -211,3 +214,19 @@ thresholds:
     native = load_config(_eval(tmp_path / "native"))
     assert native.dialects == ()
     assert verdict_rule_of(native).rule == "requirements"
+
+
+def test_a_boolean_judge_that_errored_everywhere_is_no_requirement() -> None:
+    # --allow-errored-judges drops it from the composite; it must not then void every sample
+    rows = []
+    for case, ok in (("k1", 1.0), ("k2", 0.0)):
+        base = {"condition_id": "c", "run_id": "r", "replication": 1, "case_id": case,
+                "errored": False, "case_status": "ok", "case_hash": "h"}
+        rows += [{**base, "judge": "dead", "kind": "boolean", "value": None,
+                  "normalized": None, "errored": True},
+                 {**base, "judge": "close", "kind": "boolean", "value": ok, "normalized": ok},
+                 {**base, "judge": "composite", "kind": "composite", "value": ok,
+                  "normalized": ok}]
+    samples = sample_table(pd.DataFrame(rows), VerdictRule())
+    assert samples["passed"].tolist() == [1.0, 0.0]
+    assert not samples["errored"].any()

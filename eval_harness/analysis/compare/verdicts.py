@@ -261,7 +261,8 @@ def sample_table(frame: pd.DataFrame, rule: VerdictRule | None = None) -> pd.Dat
         err = err | gate_err
     if not rule.judges and rule.rule in ("requirements", "aeh") and not rule.aeh_reward:
         # every boolean judge is a requirement (aeh: an errored one is left out, as there)
-        booleans = not_comp & _mask(frame, "kind", "boolean", False)
+        booleans = _required_booleans(frame, not_comp & _mask(frame, "kind", "boolean", False),
+                                      errored)
         req_ok, req_err = _requirements(gid, n, booleans, norm, errored)
         passed = np.where(np.isnan(passed), passed, passed * req_ok)
         if rule.rule == "requirements":
@@ -291,6 +292,22 @@ def _gates(frame: pd.DataFrame, gid: np.ndarray, n: int, gates: tuple[str, ...],
             false = rows & ~errored & ~np.isnan(norm) & (norm < 1.0 - _TOL)
         ok[_any(gid, n, false)] = 0.0
     return ok, err
+
+
+def _required_booleans(frame: pd.DataFrame, booleans: np.ndarray,
+                       errored: np.ndarray) -> np.ndarray:
+    """The boolean rows that are requirements: all but those of a judge that errored on
+    every sample (``--allow-errored-judges`` drops it from the composite; without the flag
+    every composite holding it is errored anyway)."""
+    if not booleans.any():
+        return booleans
+    names = pd.unique(frame["judge"].to_numpy()[booleans])
+    out = booleans.copy()
+    for name in names:
+        rows = booleans & _mask(frame, "judge", name, False)
+        if errored[rows].all():
+            out &= ~rows
+    return out
 
 
 def _requirements(gid: np.ndarray, n: int, booleans: np.ndarray, norm: np.ndarray,
