@@ -65,6 +65,11 @@ class JudgeCheckError(UsageError):
     """A judge model failed its pre-flight check call; nothing was run."""
 
 
+class AgentCannotStart(UsageError):
+    """The agent's program could not be started, the same way, in every cell tried so far:
+    the run stops at once (exit 2) instead of attempting every cell."""
+
+
 class QuotaExhausted(EvalHarnessError):
     """Quota exhausted or authentication failed repeatedly: stop launching, exit 3."""
 

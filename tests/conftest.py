@@ -77,9 +77,31 @@ def _forget_secrets():
     redact.clear()
 
 
+@pytest.fixture(scope="session")
+def _session_mpl_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """matplotlib's config / font cache for the whole session (built once, never in HOME)."""
+    return tmp_path_factory.mktemp("mplconfig")
+
+
+@pytest.fixture(autouse=True)
+def _private_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch,
+                  _session_mpl_dir: Path) -> Path:
+    """Every test gets its own HOME and XDG directories (issue 37: a test run once left stub
+    entries in the user's ~/.cache/eval_harness/calls.sqlite3): a test that drops
+    EVAL_HARNESS_CACHE_DIR, or a child process that builds its own environment from HOME,
+    still never reaches the user's files."""
+    home = tmp_path_factory.mktemp("home")
+    monkeypatch.setenv("HOME", str(home))
+    for var, sub in (("XDG_CACHE_HOME", ".cache"), ("XDG_CONFIG_HOME", ".config"),
+                     ("XDG_DATA_HOME", ".local/share"), ("XDG_STATE_HOME", ".local/state")):
+        monkeypatch.setenv(var, str(home / sub))
+    monkeypatch.setenv("MPLCONFIGDIR", str(_session_mpl_dir))
+    return home
+
+
 @pytest.fixture(autouse=True)
 def _private_call_cache(tmp_path_factory: pytest.TempPathFactory,
-                        monkeypatch: pytest.MonkeyPatch) -> Path:
+                        monkeypatch: pytest.MonkeyPatch, _private_home: Path) -> Path:
     """Every test gets its own empty model-call cache (never the user's ~/.cache): a
     cached reply from one test cannot silence another test's stub."""
     path = tmp_path_factory.mktemp("call-cache")

@@ -120,6 +120,9 @@ def test_resume_runs_and_rescores_nothing(s: RunSet, tmp_path: Path) -> None:
     assert TIMESTAMP.fullmatch(re.sub(r"(\.\d+)?\+00:00$", "Z", rewritten.pop("written_at")))
     assert rewritten.pop("source") == str(config.resolve())
     del recorded["written_at"], recorded["source"]
+    # issue 37: a config written in agent-eval-harness's dialect records it (its pass rule)
+    dialects = rewritten.pop("dialects", None)
+    assert dialects == (["agent-eval-harness"] if s.name.startswith("aeh") else None)
     assert rewritten == recorded  # judge digests and agent fingerprint included
     _assert_golden(s.golden, tmp_path / "out")
 

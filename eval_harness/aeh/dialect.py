@@ -228,3 +228,19 @@ def _outputs(entries: list[Any], file: str) -> tuple[dict[str, Any], dict[str, A
                                   hint="types: {'*.md': document}")
             types[p] = dict(entry["types"])
     return {"paths": paths}, types
+
+
+def claims(raw: Mapping[str, Any], translated: Mapping[str, Any]) -> bool:
+    """Whether ``raw`` is written in this dialect: translating it changed something beyond
+    the default runner (this tool's own default too), so a config of this tool's own
+    keys is never claimed."""
+    before, after = dict(raw), dict(translated)
+    if "runner" not in before and after.get("runner") == {"type": "claude-code"}:
+        after.pop("runner")
+    return before != after
+
+
+#: how loaders name this dialect and tell its configs (:mod:`eval_harness.config.dialects`):
+#: a config it claims gets agent-eval-harness's pass rule by default
+setattr(translate, "dialect_name", "agent-eval-harness")  # noqa: B010
+setattr(translate, "claims", claims)  # noqa: B010

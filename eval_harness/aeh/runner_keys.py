@@ -164,6 +164,32 @@ def _step(step: Any, i: int, environ: Mapping[str, str], file: str,
     return out
 
 
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _check_runner_env(env: Any, file: str) -> None:
+    """``runner.env`` (its key; merged into ``execution.env``) is a mapping of variable
+    names to scalar values: anything else is refused here, under its own key path, rather
+    than dropped or reported as ``execution.env``."""
+    if env is None:
+        return
+    if not isinstance(env, Mapping):
+        raise ConfigError(f"runner.env must be a mapping of variable names to values, got "
+                          f"{type(env).__name__}", path="runner.env", file=file,
+                          hint="write env: {NAME: value} (a value $VAR is read from your "
+                               "environment)")
+    for key, value in env.items():
+        if not isinstance(key, str) or not _ENV_NAME.fullmatch(key):
+            raise ConfigError(f"runner.env: {key!r} is not an environment variable name",
+                              path="runner.env", file=file,
+                              hint="letters, digits and _, not starting with a digit")
+        if isinstance(value, (Mapping, list)) or value is None:
+            raise ConfigError(f"runner.env.{key} must be a string (or a number), got "
+                              f"{'null' if value is None else type(value).__name__}",
+                              path=f"runner.env.{key}", file=file,
+                              hint=f"write {key}: value, or {key}: $VAR to pass yours on")
+
+
 def translate_runner(block: Any, data: dict[str, Any], permissions: Any, path: Path,
                      environ: Mapping[str, str], unsupported: Mapping[str, str]) -> Any:
     """The ``runner`` block, with that tool's default and the ``permissions`` block."""
@@ -176,6 +202,7 @@ def translate_runner(block: Any, data: dict[str, Any], permissions: Any, path: P
         raise refuse("runner.type", f"`{kind}`: " + unsupported["runner.type"], file)
     if "env" in runner:
         env = runner.pop("env")
+        _check_runner_env(env, file)
         if isinstance(env, Mapping):
             ex = dict(data.get("execution") or {})
             ex["env"] = {**dollar_env(env, environ), **dict(ex.get("env") or {})}

@@ -188,14 +188,28 @@ def _eval_name(frame: Any, loaded: LoadedConfig | None, paths: Sequence[Path]) -
     return _safe_name(paths[0].resolve().name) or "eval"
 
 
-def _default_output(name: str) -> Path:
-    """``analysis/<name>``, refusing anything that would leave ``analysis/``."""
-    root = Path("analysis").resolve()
+def analysis_root(runs_dir: str | None) -> Path:
+    """Where the analyses of ``runs_dir`` go: ``analysis/`` for the default ``runs``
+    (and when unknown), else ``<runs-dir>-analysis/`` beside it — one folder per runs
+    directory, so two of them never overwrite each other's report."""
+    if runs_dir is None:
+        return Path("analysis")
+    runs = Path(runs_dir)
+    if runs.resolve() == Path("runs").resolve():
+        return Path("analysis")
+    return runs.parent / f"{runs.resolve().name or 'runs'}-analysis"
+
+
+def _default_output(name: str, runs_dir: str | None = None) -> Path:
+    """``<analysis root>/<name>`` (:func:`analysis_root`), refusing anything that would
+    leave that root."""
+    base = analysis_root(runs_dir)
+    root = base.resolve()
     out = (root / name).resolve()
     if out.parent != root:
-        raise UsageError(f"eval name {name!r} does not name one folder under analysis/",
+        raise UsageError(f"eval name {name!r} does not name one folder under {base}/",
                          hint="pass --output DIR")
-    return Path("analysis") / name
+    return base / name
 
 
 # --- the steps ----------------------------------------------------------------------------
@@ -355,11 +369,10 @@ def _documents(frame: Any, anova: dict[str, Any], loaded: LoadedConfig | None,
     from eval_harness.analysis.compare.baseline import load_baseline
     from eval_harness.analysis.compare.build import build_comparisons, parse_reference
     from eval_harness.analysis.compare.leaderboard import build_leaderboard
-    from eval_harness.analysis.compare.verdicts import VerdictRule, verdict_tables
+    from eval_harness.analysis.compare.verdicts import verdict_tables
     from eval_harness.analysis.config_settings import stratum
 
-    rule = VerdictRule(pass_mark=0.5 if settings.pass_mark is None else settings.pass_mark,
-                       gates=settings.gates)
+    rule = settings.verdict_rule()
     reference = parse_reference(options.reference) if options.reference else None
     baseline = load_baseline(options.baseline) if options.baseline else None
     malloc_trim.trim()  # after each large phase: its freed transients leave the resident set
@@ -518,7 +531,8 @@ def _finish(out: AnalysisOutputs, name: str, loaded: LoadedConfig | None,
         from eval_harness.reports.mlflow_log import log_analysis, tracking_uri
 
         with phase("mlflow"):
-            run_id = log_analysis(loaded.config.mlflow, name, out.anova, out.frame, out.files)
+            run_id = log_analysis(loaded.config.mlflow, name, out.anova, out.frame, out.files,
+                                  samples=out.tables[0] if out.tables else None)
         say(f"mlflow: logged {name} to {mask_url_credentials(tracking_uri(loaded.config.mlflow))} (parent run "
             f"{run_id})")
     if write and options.export:
@@ -537,6 +551,8 @@ def _finish(out: AnalysisOutputs, name: str, loaded: LoadedConfig | None,
                             alpha=settings.alpha)
         if bad:
             out.failures += [f"regression: {reason}" for reason in reasons]
+            out.failures.append(f"regression: verdicts by the pass rule: "
+                                f"{settings.verdict_rule().text()}")
     return out
 
 
@@ -586,7 +602,8 @@ def _analyze(
     frame, excluded = _configured(frame, loaded, paths, say)
     settings = resolve_settings(options, loaded)
     name = _eval_name(frame, loaded, paths)
-    final_dir = Path(options.output) if options.output else _default_output(name)
+    final_dir = Path(options.output) if options.output else _default_output(name,
+                                                                          options.runs_dir)
     outset = None
     if staged is not None:
         from eval_harness.reports.outset import OutputSet

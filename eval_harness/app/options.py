@@ -25,7 +25,11 @@ if TYPE_CHECKING:
 class AnalysisOptions:
     """How to analyse run directories (``--analyze-only``, after a run, the API, serve)."""
 
-    output: str | None = None  #: output folder (default ``analysis/<eval>/``)
+    output: str | None = None  #: output folder (default ``analysis/<eval>/``, see runs_dir)
+    #: the runs directory the analysed runs belong to (``--runs-dir``): the default ``runs``
+    #: writes ``analysis/<eval>/``, another one ``<runs-dir>-analysis/<eval>/`` beside it,
+    #: so two runs directories never overwrite each other's report
+    runs_dir: str | None = None
     method: str | None = None  #: auto | rm | mixed | lmm (default: config, else auto)
     correction: str | None = None  #: holm | bh | fdr_bh | none (default: config, else holm)
     ddf: str | None = None  #: kenward-roger | satterthwaite (default: config, else KR)
@@ -140,6 +144,49 @@ class AnalysisSettings:
     simple_effects: Sequence[str] | None
     pass_mark: float | None  #: the config's pass mark (None: the verdict rule's default)
     gates: tuple[str, ...] = field(default=())  #: the config's gate judges
+    pass_rule: str = "requirements"  #: requirements | composite | aeh (:func:`pass_rule`)
+    aeh_reward: bool = False  #: aeh rule with a ``reward:`` block (the composite is its reward)
+
+    def verdict_rule(self) -> Any:
+        """The one pass rule of this analysis (``VerdictRule``) for comparisons,
+        leaderboard, thresholds, reports, the gate and the dashboard."""
+        from eval_harness.config.pass_rule import VerdictRule
+
+        return VerdictRule(pass_mark=0.5 if self.pass_mark is None else self.pass_mark,
+                           gates=self.gates, rule=self.pass_rule,
+                           aeh_reward=self.aeh_reward and self.pass_rule == "aeh")
+
+
+def pass_rule(loaded: LoadedConfig | None) -> str:
+    """``matrix.analysis.pass_rule`` when written; else ``aeh`` for a config written in
+    agent-eval-harness's dialect or carrying its ``reward:`` block (its rule: a false
+    boolean judge makes the case 0), else ``requirements`` (every boolean judge true and
+    the composite at the pass mark)."""
+    if loaded is None:
+        return "requirements"
+    matrix = loaded.config.matrix
+    if matrix is not None and matrix.analysis.pass_rule:
+        return str(matrix.analysis.pass_rule)
+    if "agent-eval-harness" in loaded.dialects or _aeh_reward(loaded):
+        return "aeh"
+    return "requirements"
+
+
+def verdict_rule_of(loaded: LoadedConfig | None) -> Any:
+    """The pass rule (``VerdictRule``) a config's analysis uses (``--dry-run`` states it)."""
+    from eval_harness.analysis.config_settings import pass_mark
+    from eval_harness.config.gates import gate_judges
+    from eval_harness.config.pass_rule import VerdictRule
+
+    mark = pass_mark(loaded)
+    return VerdictRule(pass_mark=0.5 if mark is None else mark,
+                       gates=gate_judges(loaded.config) if loaded is not None else (),
+                       rule=pass_rule(loaded),
+                       aeh_reward=_aeh_reward(loaded) and pass_rule(loaded) == "aeh")
+
+
+def _aeh_reward(loaded: LoadedConfig | None) -> bool:
+    return loaded is not None and getattr(loaded.config, "reward", None) is not None
 
 
 def resolve_settings(options: AnalysisOptions, loaded: LoadedConfig | None) -> AnalysisSettings:
@@ -164,4 +211,6 @@ def resolve_settings(options: AnalysisOptions, loaded: LoadedConfig | None) -> A
         alpha=analysis.alpha if analysis else 0.05,
         ddf=options.ddf or (analysis.ddf if analysis else "kenward-roger"),
         simple_effects=options.simple_effects, pass_mark=pass_mark(loaded),
-        gates=gate_judges(loaded.config) if loaded is not None else ())
+        gates=gate_judges(loaded.config) if loaded is not None else (),
+        pass_rule=pass_rule(loaded),
+                       aeh_reward=_aeh_reward(loaded) and pass_rule(loaded) == "aeh")

@@ -39,7 +39,7 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("--version", action="version", version=f"eval_harness {__version__}")
+    p.add_argument("--version", action="version", version=f"orchestrate (factorial-eval-harness) {__version__}")
     g = p.add_argument_group("common")
     g.add_argument("--config", metavar="FILE", help="eval.yaml to use")
     g.add_argument("--runs-dir", metavar="DIR", default=os.environ.get("AGENT_EVAL_RUNS_DIR", "runs"),

@@ -105,6 +105,7 @@ def build_summary(exp: Experiment, args: argparse.Namespace) -> dict[str, Any]:
         "replications": exp.replications,
         "total_runs": exp.total_runs,
         "judge_calls": _llm_judge_calls(exp),
+        "pass_rule": _pass_rule_text(exp),
         "estimate": cost,
         "warnings": warnings,
     }
@@ -144,6 +145,13 @@ def shard_summary(exp: Experiment, runs_dir: Path, shard: Shard,
             "cases": sorted({c.case.case_id for c in plan.todo}),
             "cells": [{"condition_id": c.condition.condition_id, "case_id": c.case.case_id,
                        "replication": c.replication} for c in plan.todo]}
+
+
+def _pass_rule_text(exp: Experiment) -> str:
+    """The pass rule the analysis of this config will use, in one line."""
+    from eval_harness.app.options import verdict_rule_of
+
+    return str(verdict_rule_of(exp.loaded).text())
 
 
 def dry_run(args: argparse.Namespace) -> int:

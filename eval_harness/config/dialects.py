@@ -40,6 +40,27 @@ def registered_dialects() -> tuple[Dialect, ...]:
 def apply_dialects(raw: dict[str, Any], path: Path, environ: Mapping[str, str],
                    dialects: tuple[Dialect, ...]) -> dict[str, Any]:
     """``raw`` passed through each dialect in turn."""
+    return translate_dialects(raw, path, environ, dialects)[0]
+
+
+def dialect_name(dialect: Dialect) -> str:
+    """A dialect's name: its ``dialect_name`` attribute, else its module and name."""
+    name = getattr(dialect, "dialect_name", None)
+    if isinstance(name, str) and name:
+        return name
+    return f"{getattr(dialect, '__module__', '?')}.{getattr(dialect, '__qualname__', '?')}"
+
+
+def translate_dialects(raw: dict[str, Any], path: Path, environ: Mapping[str, str],
+                       dialects: tuple[Dialect, ...]) -> tuple[dict[str, Any], tuple[str, ...]]:
+    """(``raw`` passed through each dialect in turn, the names of the dialects it is
+    written in: those whose ``claims(raw, translated)`` says so, else those that changed
+    it; this tool's own configs pass every dialect unchanged)."""
+    claimed: list[str] = []
     for dialect in dialects:
-        raw = dialect(raw, path, environ)
-    return raw
+        out = dialect(raw, path, environ)
+        claims = getattr(dialect, "claims", None)  # (raw, translated) -> written in it
+        if claims(raw, out) if callable(claims) else out != raw:
+            claimed.append(dialect_name(dialect))
+        raw = out
+    return raw, tuple(claimed)

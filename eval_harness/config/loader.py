@@ -19,7 +19,7 @@ from pydantic import BaseModel, ValidationError
 
 from eval_harness._util import redact
 from eval_harness.config.defaults import apply_defaults
-from eval_harness.config.dialects import Dialect, apply_dialects, registered_dialects
+from eval_harness.config.dialects import Dialect, registered_dialects, translate_dialects
 from eval_harness.config.envvars import interpolate
 from eval_harness.config.extends import Origins, load_with_extends
 from eval_harness.config.judge_options import BUILTIN_OPTIONS, options_hint
@@ -40,6 +40,8 @@ class LoadedConfig:
     path: Path
     origins: Origins
     warnings: tuple[str, ...] = ()  # load-time warnings (literal secrets), already logged
+    #: the dialects that translated the file (``dialect_name``; empty: this tool's own keys)
+    dialects: tuple[str, ...] = ()
 
     @property
     def base_dir(self) -> Path:
@@ -56,6 +58,9 @@ _HINTS: dict[str, str] = {
     "matrix.analysis.per_judge": "write per_judge: true or per_judge: false (unquoted)",
     "matrix.analysis.method": "use auto (default: rm when complete, else mixed), rm, mixed or lmm",
     "matrix.analysis.ddf": "use kenward-roger (default) or satterthwaite",
+    "matrix.analysis.pass_rule": "use requirements (default: every boolean judge true and "
+                                 "the composite >= pass_mark), composite (the weighted "
+                                 "average alone) or aeh (agent-eval-harness's rule)",
     "judges": "each judge needs `name` and one kind field (check, prompt, a built-in...)",
     "runner.type": "one of cli, http, openai, anthropic, claude-code, python",
     **{f"judges.{kind}": options_hint(kind) for kind in BUILTIN_OPTIONS},
@@ -169,7 +174,8 @@ def load_config(
     environ = os.environ if env is None else env
     _keys_by_reference(merged, origins, str(file))
     chosen = registered_dialects() if dialects is None else tuple(dialects)
-    merged = apply_dialects(merged, file, environ, chosen)  # other tools' keys -> ours
+    # other tools' keys -> ours
+    merged, claimed = translate_dialects(merged, file, environ, chosen)
     merged = apply_defaults(merged, file)
     if strict:
         resolved = interpolate(merged, environ, lines=origins)
@@ -186,7 +192,7 @@ def load_config(
     for warning in warnings:  # on stderr through logging's last-resort handler by default
         _LOG.warning("warning: %s", warning)
     return LoadedConfig(config=config, raw=merged, path=file.resolve(), origins=origins,
-                        warnings=warnings)
+                        warnings=warnings, dialects=claimed)
 
 
 _VAR_REF = re.compile(r"^\$\{[A-Za-z_][A-Za-z0-9_]*(:-[^}]*)?\}$")
@@ -199,7 +205,8 @@ def _keys_by_reference(merged: Mapping[str, Any], origins: Any, file: str) -> No
     models = merged.get("models")
     if isinstance(models, Mapping) and "judge_api_key" in models:
         places.append((("models", "judge_api_key"), models["judge_api_key"]))
-    for i, judge in enumerate(merged.get("judges") or []):
+    judges = merged.get("judges")
+    for i, judge in enumerate(judges if isinstance(judges, list) else []):  # else: validation
         if isinstance(judge, Mapping) and "api_key" in judge:
             places.append((("judges", i, "api_key"), judge["api_key"]))
     for path, value in places:

@@ -17,9 +17,11 @@ from pydantic import (
 )
 
 from eval_harness.config.ddf import ddf_method, unknown_ddf
+from eval_harness.config.pass_rule import PASS_RULES
 from eval_harness.config.strict_block import Block
 
 CORRECTIONS = ("holm", "bh", "fdr_bh", "none")
+
 METHODS = ("auto", "rm", "mixed", "lmm")
 FACTOR_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_.-]*\Z")
 #: factor names that would collide with columns of the tidy analysis frame
@@ -133,7 +135,22 @@ class AnalysisOptions(Block):
     pass_mark: float | None = Field(
         None, ge=0, le=1, description="Composite at or above which a sample passes."
     )
+    pass_rule: StrictStr | None = Field(
+        None, description="How a sample passes: requirements (default: every boolean judge "
+        "true and the composite >= pass_mark) | composite (the composite >= pass_mark "
+        "alone: the weighted-average rule) | aeh (agent-eval-harness's: every boolean judge "
+        "true and the mean of the numeric judges >= pass_mark; the default for its configs).")
     power: PowerPrior | None = Field(None, description="Prior variance components for planning.")
+
+    @field_validator("pass_rule")
+    @classmethod
+    def _pass_rule(cls, value: str | None) -> str | None:
+        if value is None:
+            return None
+        low = value.lower()
+        if low not in PASS_RULES:
+            raise ValueError(f"unknown pass rule {value!r}; use requirements, composite or aeh")
+        return low
 
     @field_validator("correction")
     @classmethod

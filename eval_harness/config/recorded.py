@@ -42,6 +42,8 @@ def record_config(loaded: LoadedConfig, eval_dir: Path, written_at: str,
            "written_at": written_at, "config": mask_secrets(raw),
            "fingerprint": dict(fingerprint or {}),
            "judge_digests": dict(judge_digests)}
+    if loaded.dialects:  # the config was written in another tool's dialect (its pass rule)
+        doc["dialects"] = list(loaded.dialects)
     path = eval_dir / RECORDED
     write_text_atomic(path, json.dumps(doc, indent=2, default=str, ensure_ascii=False) + "\n")
     return path
@@ -72,8 +74,10 @@ def load_recorded(path: Path) -> tuple[LoadedConfig | None, str]:
     except (OSError, ValueError, KeyError, TypeError, ValidationError, RecursionError) as exc:
         first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         return None, f"{path} is unusable ({first})"
-    return LoadedConfig(config=config, raw=raw, path=path.resolve(), origins={}), str(
-        doc.get("source") or "unknown")
+    dialects = doc.get("dialects")
+    dialects = tuple(str(d) for d in dialects) if isinstance(dialects, list) else ()
+    return LoadedConfig(config=config, raw=raw, path=path.resolve(), origins={},
+                        dialects=dialects), str(doc.get("source") or "unknown")
 
 
 def recorded_judge_digests(path: Path) -> dict[str, str] | None:

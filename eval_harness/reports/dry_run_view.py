@@ -51,6 +51,8 @@ def render_dry_run(summary: dict[str, Any], console: Console | None = None) -> N
         f"{summary['replications']} replications = {summary['total_runs']:,} runs[/bold]; "
         f"LLM judge calls: {summary['judge_calls']:,}"
     )
+    if summary.get("pass_rule"):
+        console.print(Text(f"pass rule: {summary['pass_rule']}"))
     shard = summary.get("shard")
     if shard:
         _render_shard(console, shard)

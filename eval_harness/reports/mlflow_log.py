@@ -9,8 +9,8 @@ What is logged, in experiment ``mlflow.experiment`` (default: the eval name):
   and ``report.md`` when written;
 - one child run per condition (named by its label): params = its levels (and
   ``condition_id``), tags ``eval_name`` and ``condition_id``, metrics
-  ``mean.<judge>`` (raw scale) and ``mean.composite``, ``pass_rate`` (share of samples with
-  composite >= 0.5) and ``pass_rate.<judge>`` for boolean judges, ``cost_usd`` /
+  ``mean.<judge>`` (raw scale) and ``mean.composite``, ``pass_rate`` (share of samples that
+  pass by the analysis' pass rule, as in the reports) and ``pass_rate.<judge>`` for boolean judges, ``cost_usd`` /
   ``latency_s`` / ``tokens`` (means over the samples that state them), ``n_samples``,
   ``n_errored``.
 
@@ -62,9 +62,16 @@ def _key(text: str) -> str:
 
 
 
-def condition_metrics(rows: Any) -> dict[str, float]:
-    """The metrics of one condition's rows of the tidy frame (see module docstring)."""
+def condition_metrics(rows: Any, samples: Any = None) -> dict[str, float]:
+    """The metrics of one condition's rows of the tidy frame (see module docstring);
+    ``pass_rate`` is by the analysis' pass rule: its per-attempt verdicts ``samples`` of
+    this condition (``analysis.compare.verdicts.sample_table``), else the default rule's."""
+    from eval_harness.analysis.compare.verdicts import sample_table
+
     metrics: dict[str, float] = {}
+    passed = (sample_table(rows) if samples is None else samples)["passed"].astype(float)
+    if passed.notna().any():
+        metrics["pass_rate"] = float(passed.dropna().mean())
     ok = rows[~rows["errored"].astype(bool)]
     for judge, group in ok.groupby("judge", observed=True):
         values = group["value"].dropna()
@@ -72,8 +79,8 @@ def condition_metrics(rows: Any) -> dict[str, float]:
             continue
         metrics[_key(f"mean.{judge}")] = float(values.mean())
         if str(judge) == "composite":
-            metrics["pass_rate"] = float((values >= 0.5).mean())
-        elif (group["kind"].astype(str) == "boolean").all():
+            continue
+        if (group["kind"].astype(str) == "boolean").all():
             metrics[_key(f"pass_rate.{judge}")] = float(values.mean())
     samples = rows[rows["judge"].astype(str) == "composite"]
     if samples.empty:
@@ -113,14 +120,16 @@ def _reason(exc: BaseException) -> str:
 
 
 def log_analysis(block: Any, eval_name: str, anova: Mapping[str, Any], frame: Any,
-                 files: Mapping[str, Path], environ: Mapping[str, str] | None = None) -> str:
-    """Log the analysis (see module docstring); return the parent run's id. A tracking
+                 files: Mapping[str, Path], environ: Mapping[str, str] | None = None,
+                 samples: Any = None) -> str:
+    """Log the analysis (see module docstring); return the parent run's id. ``samples``:
+    the analysis' per-attempt verdicts (its pass rule; None: the default rule). A tracking
     server that cannot be reached (or refuses us) is a UsageError (exit 2) in one line,
     its URI's credentials masked; the analysis files are already written."""
     mlflow = require_mlflow()
     uri = tracking_uri(block, environ)
     try:
-        return _log(mlflow, uri, block, eval_name, anova, frame, files)
+        return _log(mlflow, uri, block, eval_name, anova, frame, files, samples)
     except _unreachable(mlflow) as exc:
         raise UsageError(
             f"mlflow: cannot log to {mask_url_credentials(uri)}: {_reason(exc)}",
@@ -130,7 +139,7 @@ def log_analysis(block: Any, eval_name: str, anova: Mapping[str, Any], frame: An
 
 
 def _log(mlflow: Any, uri: str, block: Any, eval_name: str, anova: Mapping[str, Any],
-         frame: Any, files: Mapping[str, Path]) -> str:
+         frame: Any, files: Mapping[str, Path], samples: Any) -> str:
     if uri.startswith("file:"):
         os.environ.setdefault("MLFLOW_ALLOW_FILE_STORE", "true")
     client = mlflow.MlflowClient(tracking_uri=uri)
@@ -170,7 +179,8 @@ def _log(mlflow: Any, uri: str, block: Any, eval_name: str, anova: Mapping[str, 
             kid = child.info.run_id
             for key, value in {**levels, "condition_id": cid}.items():
                 client.log_param(kid, _key(str(key)), str(value))
-            for key, value in condition_metrics(rows).items():
+            mine = None if samples is None else samples[samples["condition_id"] == cid]
+            for key, value in condition_metrics(rows, mine).items():
                 client.log_metric(kid, key, value)
             client.set_terminated(kid)
     except Exception:

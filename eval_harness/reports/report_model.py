@@ -142,10 +142,14 @@ def _comparison_summaries(comparisons: Mapping[str, Any] | None) -> list[dict[st
     if not comparisons:
         return None
     out = []
+    baseline_file = str((comparisons.get("baseline") or {}).get("path") or "") or None
     for rec in comparisons.get("comparisons") or []:
         overall = rec.get("overall") or {}
+        named = ({"baseline_file": baseline_file}
+                 if rec.get("kind") == "baseline" and baseline_file else {})
         out.append(
             {
+                **named,  # the baseline compared against, by its file
                 "kind": rec.get("kind"),
                 "reference": (rec.get("reference") or {}).get("label"),
                 "candidate": (rec.get("candidate") or {}).get("label"),
@@ -219,11 +223,7 @@ def _display(conditions: list[dict[str, Any]], factors: list[str]) -> dict[str, 
 def _rule_of(comparisons: Mapping[str, Any] | None) -> VerdictRule:
     """The pass rule recorded in ``comparisons.json`` (``verdict_rule``), else the default:
     a regenerated report counts passes as the analysis did."""
-    rec = (comparisons or {}).get("verdict_rule") or {}
-    if not rec:
-        return VerdictRule()
-    return VerdictRule(pass_mark=float(rec.get("pass_mark", 0.5)),
-                       judges=tuple(rec.get("judges") or ()), gates=tuple(rec.get("gates") or ()))
+    return VerdictRule.from_record((comparisons or {}).get("verdict_rule") or {})
 
 
 def build_report(

@@ -38,7 +38,8 @@ def comparisons_table(report: Mapping[str, Any]) -> TextTable:
     if one_ref and recs:
         r0 = recs[0]
         ref_short, _ = lab.of(r0.get("reference_id"), r0.get("reference_levels"), r0.get("reference"))
-        t.title = ("Regression comparisons (each condition against the baseline)"
+        named = f" {r0['baseline_file']}" if r0.get("baseline_file") else ""
+        t.title = (f"Regression comparisons (each condition against the baseline{named})"
                    if r0.get("kind") == "baseline" else f"Regression comparisons (against {ref_short})")
         del t.columns[1], t.align[1], t.priority[1]
     for r in recs:
@@ -66,6 +67,9 @@ def comparisons_table(report: Mapping[str, Any]) -> TextTable:
         del t.priority[-1]
         for lst in (t.columns, t.align, *t.rows, *t.tips):
             del lst[-1]
+    files = sorted({str(r["baseline_file"]) for r in recs if r.get("baseline_file")})
+    if files and not one_ref:
+        t.notes.insert(0, f"baseline = {', '.join(files)} (the same condition in it)")
     if recs:
         t.notes.insert(0, "verdict regressed / improved: significant pass-rate permutation "
                           "test; else per-case: mixed, cases regressed / improved, unchanged; "
@@ -158,6 +162,8 @@ def comparison_findings(report: Mapping[str, Any]) -> list[tuple[str, str]]:
         verdict = r.get("verdict")
         cand, _ = lab.of(r.get("candidate_id"), r.get("candidate_levels"), r.get("candidate"))
         ref, _ = lab.of(r.get("reference_id"), r.get("reference_levels"), r.get("reference"))
+        if r.get("kind") == "baseline":  # name the baseline, not only its condition
+            ref = f"baseline {r.get('baseline_file') or 'file'} ({ref})"
         cases = list(r.get("regressed") or [])
         change = (f"Δ pass rate {fmt.est_ci(r.get('pass_rate_change'), r.get('pass_rate_ci'), sign=True)}"
                   f", p {fmt.pval(r.get('p'))}")

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import threading
 import time
 from collections import Counter, deque
@@ -39,7 +40,7 @@ from eval_harness._util.clock import utc_timestamp
 from eval_harness._util.retrying import CURRENT_STOP
 from eval_harness.config.envvars import env_references
 from eval_harness.config.models import EvalConfig
-from eval_harness.errors import BudgetExhausted, QuotaExhausted, Terminated
+from eval_harness.errors import AgentCannotStart, BudgetExhausted, QuotaExhausted, Terminated
 from eval_harness.judges.interface import Scorer
 from eval_harness.matrix.builder import Condition
 from eval_harness.matrix.experiment import Experiment
@@ -63,7 +64,9 @@ from eval_harness.store.rundirs import RunDir, finish_run_dir, open_run_dirs
 
 #: engine abort -> run.json ``aborted_reason``
 _ABORT_REASONS = {"interrupt": "interrupted", "terminated": "terminated", "quota": "quota",
-                  "error": "error", "budget": "budget"}
+                  "error": "error", "budget": "budget", "start": "error"}
+#: a cell's failure reason when its program could not be started (runner/process.py)
+_START_ERROR = "cannot start: "
 #: seconds Ctrl-C waits for workers to wind down after their processes were stopped
 INTERRUPT_JOIN_S = 10.0
 
@@ -82,6 +85,9 @@ class EngineOptions:
     verbose: bool = False
     progress: str = "auto"  # auto | rich | plain | off
     fatal_after: int = 2  # quota/auth failures seen before aborting
+    #: cells that could not start the agent, all with the same error and none started,
+    #: before the run stops (a program that is not executable, a missing interpreter)
+    start_fail_after: int = 3
     backoff: Backoff = field(default_factory=Backoff)
     cache: Any = None  # eval_harness.cache.store.CallCache, or None: no model-call cache
     max_spend: float | None = None  # USD; None: execution.max_spend, else no cap
@@ -139,6 +145,8 @@ class Engine:
         self._lock = threading.Lock()
         self._fatal = 0
         self._fatal_reason: str | None = None
+        self._started = False  # some cell's program started (or no cell has finished)
+        self._start_errors: Counter[str] = Counter()
         self.aborted: str | None = None
         self._scanned_at = float("inf")  # set by plan(): records after it are not ours
         raw_refs = env_references(exp.loaded.raw)
@@ -368,6 +376,7 @@ class Engine:
                           self.run_dirs[(cid, rep)].path, rec.get("case_hash") or "",
                           rec.get("judge_digests"))
             with self._lock:
+                self._note_start(str(rec.get("reason") or "") if status == "errored" else "")
                 summary.ok += status == "ok"
                 summary.errored += status == "errored"
                 if status == "errored":
@@ -375,6 +384,36 @@ class Engine:
                 summary.spend_usd += paid or 0.0
                 self.index.add(cid, rep, rec["case_id"], entry)
                 progress.advance(errored=status == "errored", cost=paid)
+
+    def _note_start(self, reason: str) -> None:
+        """(Under the lock.) Count a cell whose program could not start; stop the run when
+        the first ``start_fail_after`` cells all failed to start with the same error."""
+        if not reason.startswith(_START_ERROR):
+            self._started = True
+            return
+        self._start_errors[reason] += 1
+        if (not self._started and self._start_errors[reason] >= self.opt.start_fail_after
+                and self.aborted is None):
+            self.aborted = "start"
+            self._stop.set()
+
+    def _start_failure(self) -> AgentCannotStart:
+        reason, count = self._start_errors.most_common(1)[0]
+        detail = reason[len(_START_ERROR):]
+        program = re.search(r": '([^']+)'$", detail)
+        where = program.group(1) if program else "the program in runner.command"
+        if "Permission denied" in detail:
+            hint = f"make it executable: chmod +x {where} (or run it through its interpreter, " \
+                   "e.g. python3 agent.py)"
+        elif "No such file" in detail:
+            hint = f"{where} does not exist: check runner.command (a relative path is " \
+                   "resolved against the config's folder)"
+        else:
+            hint = "fix runner.command, then rerun the same command (the errored cells rerun " \
+                   "with --retry-errors)"
+        return AgentCannotStart(f"the agent could not be started in the first {count} cell(s), "
+                                f"each with the same error ({detail}); stopped before the "
+                                "other cells", hint=hint)
 
     def _worst_case(self, cell: Cell) -> float | None:
         """The most ``cell`` can add to the spend (runner/budget.py), None when unknown
@@ -470,6 +509,8 @@ class Engine:
             raise BudgetExhausted(summary.budget_line,
                                   hint="rerun the same command to resume (each run gets the "
                                        "cap afresh), or raise --max-spend")
+        if self.aborted == "start":
+            raise self._start_failure()
         if self.aborted == "quota":
             raise QuotaExhausted(
                 f"stopped after repeated quota/auth failures ({self._fatal_reason}); "

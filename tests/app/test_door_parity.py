@@ -195,7 +195,7 @@ def test_example_with_pass_mark_and_gate(example_runs: Path, tmp_path: Path) -> 
     views = _doors(runs, tmp_path)
     assert_same(*views)
     rule = views[0]["leader_pass_rule"]
-    assert "gate judge (correct)" in rule and "0.9" in rule
+    assert "gate judges: correct" in rule and "0.9" in rule
     assert len(views[0]["pass_rates"]) == 8 and not views[0]["excluded"]
 
 

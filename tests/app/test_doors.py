@@ -42,8 +42,9 @@ def test_options_are_the_flags_the_commands_read() -> None:
 
 
 def test_nothing_outside_cli_imports_cli() -> None:
+    # `python -m eval_harness` (eval_harness/__main__.py) is the command itself
     bad = [str(p.relative_to(ROOT)) for p in PACKAGE.rglob("*.py")
-           if PACKAGE / "cli" not in p.parents
+           if PACKAGE / "cli" not in p.parents and p != PACKAGE / "__main__.py"
            and any(m == "eval_harness.cli" or m.startswith("eval_harness.cli.")
                    for m in _imports(p))]
     assert bad == []

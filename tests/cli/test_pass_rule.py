@@ -59,8 +59,10 @@ def test_reports_use_the_configured_pass_mark(tmp_path: Path) -> None:
     assert {r["levels"]["model"]: round(r["value"], 6) for r in thresholds} == rates
     # the report states the rule
     assert "composite ≥ 0.9" in report["pass_rule"]
-    assert "Pass rule: a sample passes when composite ≥ 0.9" in (out / "report.md").read_text()
-    assert "pass rule: a sample passes when composite ≥ 0.9" in stdout
+    assert "Pass rule: requirements — a sample passes when every boolean judge is true and " \
+           "its composite ≥ 0.9" in (out / "report.md").read_text()
+    assert "pass rule: requirements — a sample passes when every boolean judge is true " \
+           "and its composite ≥ 0.9" in " ".join(stdout.split())
 
 
 def _frame(correct: list[bool], composite: list[float]) -> pd.DataFrame:
@@ -78,9 +80,10 @@ def _frame(correct: list[bool], composite: list[float]) -> pd.DataFrame:
 def test_gate_judges_must_pass_as_well() -> None:
     # a gate judge that does not enter the composite (weight 0) still decides the pass
     frame = _frame([False, True, True], [0.9, 0.9, 0.4])
-    plain = sample_table(frame, VerdictRule(pass_mark=0.5))
-    gated = sample_table(frame, VerdictRule(pass_mark=0.5, gates=("correct",)))
+    plain = sample_table(frame, VerdictRule(pass_mark=0.5, rule="composite"))
+    gated = sample_table(frame, VerdictRule(pass_mark=0.5, gates=("correct",), rule="composite"))
+    assert sample_table(frame, VerdictRule(pass_mark=0.5))["passed"].tolist() == [0.0, 1.0, 0.0]
     assert plain["passed"].tolist() == [1.0, 1.0, 0.0]
     assert gated["passed"].tolist() == [0.0, 1.0, 0.0]
-    assert "every gate judge (correct) is true" in VerdictRule(gates=("correct",)).text()
+    assert "gate judges: correct" in VerdictRule(gates=("correct",)).text()
     assert np.isnan(sample_table(_frame([True], [np.nan]), VerdictRule())["composite"][0])

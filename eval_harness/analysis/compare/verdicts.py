@@ -1,77 +1,63 @@
 """Pass/fail per sample and passed / failed / flaky / errored per (condition, case).
 
 The pass rule (``VerdictRule``; one rule for reports, comparisons, leaderboard and gates,
-stated in each of them): a sample passes when **every gate judge passes and its composite
-reaches the pass mark**:
+stated in one line in each of them). ``rule`` chooses how a sample passes:
+
+- ``requirements`` (the default; ``matrix.analysis.pass_rule: requirements``): **every
+  boolean judge is a requirement** — one false fails the sample, one errored makes it
+  errored (no verdict), one absent (skipped by its condition) does not count — and the
+  composite must reach the pass mark. A wrong answer cannot pass by an easy second judge
+  lifting the average: with a correctness check and an always-true judge, the composite of
+  a wrong answer is 0.5, yet the false check fails it;
+- ``composite`` (written explicitly: ``pass_rule: composite``): the weighted-average rule,
+  the composite ≥ the pass mark alone (booleans count only through the composite);
+- ``aeh`` (the default for agent-eval-harness configs): its rule — every boolean judge
+  true (a false one makes the case 0 there) and the mean of the numeric judges, normalised
+  over their score ranges, ≥ the pass mark (1 when only booleans scored; an errored judge
+  is left out, as there). With a ``reward:`` block (``aeh_reward``) the composite *is* its
+  reward and must reach the pass mark.
+
+Shared by every rule:
 
 - gate judges (``gates``: the config's ``gate: true`` judges and ``composite.gates``) must
-  be true; one errored is an errored sample (no verdict), one absent (skipped by its
-  condition) does not count;
-- the composite must be ≥ ``pass_mark`` (``matrix.analysis.pass_mark``, else
-  ``thresholds.pass_score``, else 0.5). When the sample has no composite (not errored:
-  e.g. a numeric judge without a score range) every boolean judge must be true instead —
-  booleans are the natural gates — and without booleans the sample is *unscored*;
+  be true; one errored is an errored sample (no verdict), one absent does not count;
+- the pass mark is ``matrix.analysis.pass_mark``, else ``thresholds.pass_score``, else 0.5.
+  When the sample has no composite (not errored: e.g. a numeric judge without a score
+  range) every boolean judge must be true instead, and without booleans the sample is
+  *unscored*;
 - with ``judges`` named (the API's per-judge rule) every one of them must reach
-  ``pass_mark`` instead of the composite.
+  ``pass_mark`` instead.
 
 Default ``pass_mark = 0.5``: a single boolean judge then means "true", a numeric judge
 means "at least the middle of its score range". A mark of 1.0 would fail any sample an
 LLM judge scored 4/5, which makes every nuanced judge look flaky.
 
 A sample is *errored* (no verdict, never a fail) when its case run errored, its composite
-is flagged errored, or a named / gate judge errored. Per (condition, case) over its
-attempts (replications): ``passed`` = every usable attempt passes, ``failed`` = none does,
-``flaky`` = some do, ``errored`` = no usable attempt and at least one errored,
+is flagged errored, or a named / gate / required judge errored. Per (condition, case) over
+its attempts (replications): ``passed`` = every usable attempt passes, ``failed`` = none
+does, ``flaky`` = some do, ``errored`` = no usable attempt and at least one errored,
 ``unscored`` = no usable attempt and none errored.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
 from eval_harness.analysis.compare.distinct_rows import unique_sorted
-from eval_harness.errors import AnalysisError, UsageError
+from eval_harness.config.pass_rule import DEFAULT_PASS_RULE, PASS_RULES, VerdictRule
+from eval_harness.errors import AnalysisError
+
+__all__ = ["DEFAULT_PASS_RULE", "PASS_RULES", "VerdictRule", "case_verdicts", "sample_table",
+           "verdict_tables"]
 
 COMPOSITE = "composite"
 VERDICT_RANK = {"failed": 0, "flaky": 1, "passed": 2}
 _REQUIRED = ("condition_id", "run_id", "replication", "case_id", "judge", "value")
 _TOL = 1e-9  # 0.1 + 0.2 style residue must not flip a pass
-
-
-@dataclass(frozen=True)
-class VerdictRule:
-    """How one sample is judged pass/fail (module docstring)."""
-
-    pass_mark: float = 0.5  # threshold on the composite (or on each named judge), inclusive
-    judges: tuple[str, ...] = ()  # per-judge rule: these judges instead of the composite
-    gates: tuple[str, ...] = ()  # boolean gate judges that must also be true
-
-    def __post_init__(self) -> None:
-        if not (isinstance(self.pass_mark, (int, float)) and 0.0 <= self.pass_mark <= 1.0):
-            raise UsageError(f"pass_mark must be a number in [0, 1], got {self.pass_mark!r}")
-
-    def text(self) -> str:
-        """The rule in one sentence (reports print it)."""
-        mark = f"{float(self.pass_mark):g}"
-        if self.judges:
-            core = f"every judge of {', '.join(self.judges)} reaches {mark} (normalised)"
-        else:
-            core = f"composite ≥ {mark} (without a composite: every boolean judge true)"
-        if self.gates:
-            return f"a sample passes when every gate judge ({', '.join(self.gates)}) is " \
-                   f"true and {core}"
-        return f"a sample passes when {core}; no gate judges"
-
-    def describe(self) -> dict[str, object]:
-        """JSON description written next to the results."""
-        basis = "judges" if self.judges else "composite (else all boolean judges true)"
-        return {"basis": basis, "pass_mark": float(self.pass_mark), "judges": list(self.judges),
-                "gates": list(self.gates), "text": self.text()}
 
 
 def _check_frame(frame: pd.DataFrame) -> None:
@@ -254,9 +240,12 @@ def sample_table(frame: pd.DataFrame, rule: VerdictRule | None = None) -> pd.Dat
         passed = (ok & ~judge_err).astype(float)
         err = err | judge_err
     else:
+        score = composite
+        if rule.rule == "aeh" and not rule.aeh_reward:
+            score = _numeric_mean(frame, gid, n, not_comp, norm, errored, composite)
         with np.errstate(invalid="ignore"):
-            passed = np.where(np.isnan(composite), np.nan,
-                              (composite >= rule.pass_mark - _TOL).astype(float))
+            passed = np.where(np.isnan(score), np.nan,
+                              (score >= rule.pass_mark - _TOL).astype(float))
         # Rule 3: no composite -> every boolean judge true (when there are booleans).
         booleans = not_comp & _mask(frame, "kind", "boolean", False)
         if booleans.any():
@@ -270,6 +259,14 @@ def sample_table(frame: pd.DataFrame, rule: VerdictRule | None = None) -> pd.Dat
         gate_ok, gate_err = _gates(frame, gid, n, rule.gates, norm, errored)
         passed = np.where(np.isnan(passed), passed, passed * gate_ok)
         err = err | gate_err
+    if not rule.judges and rule.rule in ("requirements", "aeh") and not rule.aeh_reward:
+        # every boolean judge is a requirement (aeh: an errored one is left out, as there)
+        booleans = _required_booleans(frame, not_comp & _mask(frame, "kind", "boolean", False),
+                                      errored)
+        req_ok, req_err = _requirements(gid, n, booleans, norm, errored)
+        passed = np.where(np.isnan(passed), passed, passed * req_ok)
+        if rule.rule == "requirements":
+            err = err | req_err
     passed = np.where(err, np.nan, passed)
     out = pd.DataFrame({k: _take(frame[k], first) for k in KEYS})
     out["case_hash"] = _text(case_hash)
@@ -295,6 +292,48 @@ def _gates(frame: pd.DataFrame, gid: np.ndarray, n: int, gates: tuple[str, ...],
             false = rows & ~errored & ~np.isnan(norm) & (norm < 1.0 - _TOL)
         ok[_any(gid, n, false)] = 0.0
     return ok, err
+
+
+def _required_booleans(frame: pd.DataFrame, booleans: np.ndarray,
+                       errored: np.ndarray) -> np.ndarray:
+    """The boolean rows that are requirements: all but those of a judge that errored on
+    every sample (``--allow-errored-judges`` drops it from the composite; without the flag
+    every composite holding it is errored anyway)."""
+    if not booleans.any():
+        return booleans
+    names = pd.unique(frame["judge"].to_numpy()[booleans])
+    out = booleans.copy()
+    for name in names:
+        rows = booleans & _mask(frame, "judge", name, False)
+        if errored[rows].all():
+            out &= ~rows
+    return out
+
+
+def _requirements(gid: np.ndarray, n: int, booleans: np.ndarray, norm: np.ndarray,
+                  errored: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per attempt: (1.0 when no scored boolean judge is false else 0.0, a boolean judge
+    errored)."""
+    ok = np.ones(n)
+    with np.errstate(invalid="ignore"):
+        false = booleans & ~errored & ~np.isnan(norm) & (norm < 1.0 - _TOL)
+    ok[_any(gid, n, false)] = 0.0
+    return ok, _any(gid, n, booleans & errored)
+
+
+def _numeric_mean(frame: pd.DataFrame, gid: np.ndarray, n: int, not_comp: np.ndarray,
+                  norm: np.ndarray, errored: np.ndarray, composite: np.ndarray) -> np.ndarray:
+    """agent-eval-harness's score of an attempt before its boolean gates: the mean of its
+    numeric judges' normalised values (errored ones left out); 1 when only booleans
+    scored; the composite when neither did (nothing to say: errored or unscored)."""
+    numeric = (not_comp & ~_mask(frame, "kind", "boolean", False)
+               & ~_mask(frame, "kind", "pairwise", False) & ~errored & ~np.isnan(norm))
+    count = np.bincount(gid[numeric], minlength=n)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = np.bincount(gid[numeric], weights=norm[numeric], minlength=n) / count
+    booleans = not_comp & _mask(frame, "kind", "boolean", False) & ~errored & ~np.isnan(norm)
+    only_booleans = (count == 0) & (np.bincount(gid[booleans], minlength=n) > 0)
+    return np.where(count > 0, mean, np.where(only_booleans, 1.0, composite))
 
 
 def _verdict(n_usable: int, n_pass: int, n_errored: int) -> str:

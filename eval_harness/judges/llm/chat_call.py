@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from eval_harness._util.numbers import run_number
-from eval_harness.judges.llm.providers import ModelRef, endpoint, shown_url
+from eval_harness.judges.llm.providers import ModelRef, endpoint, missing_key, shown_url
 
 # _util.http_post (http.client, ssl, urllib) is imported on the first call, not here:
 # --dry-run builds every judge and must not pay for the HTTP stack (docs/performance.md)
@@ -259,6 +259,9 @@ def complete(ref: ModelRef, system: str, user: str, *, schema: dict[str, Any] | 
              policy: RetryPolicy | None = None) -> Completion:
     """One judge call; raise LLMError when it cannot be completed."""
     policy = policy or RetryPolicy()
+    no_key = missing_key(ref)
+    if no_key:  # at once: no network call, no retries
+        raise LLMError(no_key)
     url, headers = request_target(ref)
     warnings: list[str] = []
     with _LOCK:

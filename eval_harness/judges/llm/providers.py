@@ -53,6 +53,27 @@ def endpoint(ref: ModelRef, env: Mapping[str, str] | None = None) -> tuple[str, 
     return base + "/chat/completions", ref.api_key or environ.get("OPENAI_API_KEY")
 
 
+#: the providers' own endpoints: a call to one of them without a key cannot succeed
+OFFICIAL_HOSTS = {"openai": "api.openai.com", "anthropic": "api.anthropic.com"}
+
+
+def missing_key(ref: ModelRef, env: Mapping[str, str] | None = None) -> str | None:
+    """Why a call to ``ref`` cannot succeed before it is sent: its provider's own endpoint
+    and no key anywhere (the judge's ``api_key``, ``models.judge_api_key``, the
+    environment). None when a key is there, or the endpoint is another server (a local
+    OpenAI-compatible one may need none)."""
+    from urllib.parse import urlsplit
+
+    url, key = endpoint(ref, env)
+    if key or urlsplit(url).hostname != OFFICIAL_HOSTS.get(ref.provider):
+        return None
+    var = "ANTHROPIC_API_KEY" if ref.provider == "anthropic" else "OPENAI_API_KEY"
+    base = "ANTHROPIC_BASE_URL" if ref.provider == "anthropic" else "OPENAI_BASE_URL"
+    return (f"{var} is not set: judge model {ref.name} at {shown_url(url)} needs a key "
+            f"(export {var}, or set models.judge_api_key / the judge's api_key as "
+            f"${{VAR}}; a local server: set {base})")
+
+
 def shown_url(url: str) -> str:
     """``url`` for messages: no user info, no query (where keys hide)."""
     from urllib.parse import urlsplit

@@ -94,5 +94,7 @@ def headline_html(report: Mapping[str, Any]) -> str:
             f"{report.get('response')} · correction {report.get('correction')} · "
             f"α = {report.get('alpha')}")
     lis = "".join(f"<li>{esc(i)}</li>" for i in items)
+    rule = (f'<p class="muted pass-rule">pass rule: {esc(report["pass_rule"])}</p>\n'
+            if report.get("pass_rule") else "")
     return (f"<h1>{esc(report.get('title') or report.get('eval') or 'eval')}</h1>\n<p class=\"muted\">{esc(line)}</p>\n"
-            f'<ul class="headline">{lis}</ul>')
+            f'{rule}<ul class="headline">{lis}</ul>')
