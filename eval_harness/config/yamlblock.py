@@ -158,14 +158,14 @@ def _scalar(text: str) -> Any:
     return _plain(text)
 
 
-def _split_key(rest: str) -> tuple[Any, str | None]:
+def _split_key(rest: str, memo: dict[str, Any]) -> tuple[Any, str | None]:
     """(key, value text or None when the line ends after ':') of a mapping line."""
     first = rest[0]
     if first == "'" or first == '"':
         end = _quoted_end(rest)
         key_text, after = rest[:end], rest[end:]
         if after == ":":
-            return _scalar(key_text), None
+            return _key(key_text, memo), None
         if after[:2] != ": ":
             raise _Fallback
         value = after[2:]
@@ -177,13 +177,24 @@ def _split_key(rest: str) -> tuple[Any, str | None]:
             key_text, value_text = rest[:-1], None
             if not key_text:
                 raise _Fallback
-            return _scalar(key_text), value_text
+            return _key(key_text, memo), value_text
         key_text, value = rest[:i], rest[i + 2:]
         if not key_text:
             raise _Fallback
-    if len(key_text) > _MAX_KEY or not value or value[0] == " ":
+    if not value or value[0] == " ":
         raise _Fallback
-    return _scalar(key_text), value
+    return _key(key_text, memo), value
+
+
+def _key(text: str, memo: dict[str, Any]) -> Any:
+    if len(text) > _MAX_KEY:
+        raise _Fallback
+    try:
+        return memo[text]
+    except KeyError:
+        pass
+    value = memo[text] = _scalar(text)
+    return value
 
 
 def _quoted_end(rest: str) -> int:
@@ -208,12 +219,19 @@ def _quoted_end(rest: str) -> int:
     raise _Fallback
 
 
-def _value(text: str) -> Any:
+def _value(text: str, memo: dict[str, Any]) -> Any:
+    """A value on its line: ``{}``, ``[]`` (new each time) or a scalar (memoised by text:
+    scalars are immutable)."""
+    try:
+        return memo[text]
+    except KeyError:
+        pass
     if text == "{}":
         return {}
     if text == "[]":
         return []
-    return _scalar(text)
+    value = memo[text] = _scalar(text)
+    return value
 
 
 def read_block(text: str) -> Any:
@@ -235,6 +253,7 @@ def _read(text: str) -> Any:
     stack: list[tuple[int, Any, bool]] = [(0, root, False)]
     # a key (or a '-' item) whose value is the block that follows: (container, key, indent)
     pending: tuple[Any, Any, int] | None = None
+    memo: dict[str, Any] = {}  # scalar text -> value (keys and values repeat)
     count = len(lines)
     index = 0
     while index < count:
@@ -288,11 +307,11 @@ def _read(text: str) -> Any:
                 value_text = rest
                 if index < count and _deeper(lines[index], indent):
                     raise _Fallback  # a scalar item continued below
-                container.append(_value(value_text))
+                container.append(_value(value_text, memo))
                 continue
             # '- key: value': a mapping whose keys sit two columns right of the '-'
             if rest[0] in "'\"" and _quoted_end_safe(rest) == len(rest):
-                container.append(_value(rest))  # a quoted item holding ': '
+                container.append(_value(rest, memo))  # a quoted item holding ': '
                 if index < count and _deeper(lines[index], indent):
                     raise _Fallback
                 continue
@@ -303,7 +322,7 @@ def _read(text: str) -> Any:
             indent += 2
             stack.append((indent, mapping, False))
             container = mapping
-        key, value_text = _split_key(rest)
+        key, value_text = _split_key(rest, memo)
         if key in container:
             raise _Fallback  # a repeated key: parse_yaml's error or PyYAML's last-wins
         if value_text is None:
@@ -321,7 +340,7 @@ def _read(text: str) -> Any:
             container[key] = _continued(key_line, lines[index:end], key)
             index = end
             continue
-        container[key] = _value(value_text)
+        container[key] = _value(value_text, memo)
     if pending is not None:
         owner, key, _ = pending
         if type(owner) is dict:
