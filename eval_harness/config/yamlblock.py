@@ -22,9 +22,9 @@ What it accepts (everything else falls back):
   else fallback — timestamps, ``=``, ``<<`` fall back), single-quoted (``''``) and
   double-quoted with PyYAML's escapes (its own escape tables);
 - a mapping value that continues on deeper lines (a long string PyYAML wrapped, quoted
-  or plain): that key and its lines are handed to ``parse_yaml`` on their own (a
-  mapping value ends at the first non-blank line not deeper than its key, in PyYAML's
-  scanner as here), and its value used.
+  or plain; it must start as a plain or quoted scalar): that key and its lines are
+  handed to ``parse_yaml`` on their own (a mapping value ends at the first non-blank
+  line not deeper than its key, in PyYAML's scanner as here), and its value used.
 
 It falls back on: tabs, ``\\r``, NEL/LS/PS, BOM, characters PyYAML's reader refuses,
 comments, directives and document markers, anchors, aliases, tags, flow collections
@@ -330,7 +330,13 @@ def _read(text: str) -> Any:
             pending = (container, key, indent)
             continue
         if index < count and _deeper(lines[index], indent):
-            # a value continued on deeper lines: this key alone through parse_yaml
+            # a value continued on deeper lines: this key alone through parse_yaml, when
+            # the value is a plain or quoted scalar (not a block scalar: '|+' keeps the
+            # trailing blank lines the region below drops; no anchor, tag, alias, flow)
+            start = value_text[0]
+            if start in _INDICATORS and start not in "'\"" and (
+                    start not in "-?:" or len(value_text) < 2 or value_text[1] == " "):
+                raise _Fallback
             end = index
             while end < count and (not lines[end] or _deeper(lines[end], indent)):
                 end += 1
