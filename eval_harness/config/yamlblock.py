@@ -135,7 +135,10 @@ def _double(body: str) -> str:
         digits = body[j + 2:j + 2 + width]
         if len(digits) != width or not _HEX.issuperset(digits):
             raise _Fallback
-        out.append(chr(int(digits, 16)))
+        code = int(digits, 16)
+        if 0xD800 <= code <= 0xDFFF or code > 0x10FFFF:
+            raise _Fallback  # libyaml refuses these (PyYAML's own scanner does not)
+        out.append(chr(code))
         i = j + 2 + width
     return "".join(out)
 

@@ -19,6 +19,7 @@ from typing import Any
 
 import pytest
 import yaml
+import yaml.scanner
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -261,3 +262,13 @@ def test_resolved_scalar_cache_is_bounded() -> None:
     assert check(text)
     assert len(yamlblock._RESOLVED) <= yamlblock._MAX_RESOLVED
 
+
+
+@pytest.mark.parametrize("escape", [
+    *yaml.scanner.Scanner.ESCAPE_REPLACEMENTS, "x41", "u00e9", "U0001F600", "U0010FFFF",
+    "x00", "x85", "u2028", "ufeff", "x0", "u12", "q", "xZZ", "uD800", "udfff", "U00110000",
+])
+def test_double_quoted_escapes_as_libyaml_reads_them(escape: str) -> None:
+    for text in (f'a: "x\\{escape}y"\n', f'"\\{escape}": 1\n', f'a:\n- "\\{escape}"\n'):
+        check(text)
+    assert read_block('a: "\\uD800"\n') is FALLBACK  # libyaml refuses a surrogate
