@@ -22,9 +22,10 @@ What it accepts (everything else falls back):
   else fallback — timestamps, ``=``, ``<<`` fall back), single-quoted (``''``) and
   double-quoted with PyYAML's escapes (its own escape tables);
 - a mapping value that continues on deeper lines (a long string PyYAML wrapped, quoted
-  or plain; it must start as a plain or quoted scalar): that key and its lines are
-  handed to ``parse_yaml`` on their own (a mapping value ends at the first non-blank
-  line not deeper than its key, in PyYAML's scanner as here), and its value used.
+  or plain; it must start as a plain or quoted scalar): its lines are handed to
+  ``parse_yaml`` (all such values of a text in one document, see :func:`_fill_continued`;
+  a mapping value ends at the first non-blank line not deeper than its key, in PyYAML's
+  scanner as here), and its values used.
 
 It falls back on: tabs, ``\\r``, NEL/LS/PS, BOM, characters PyYAML's reader refuses,
 comments, directives and document markers, anchors, aliases, tags, flow collections
@@ -257,6 +258,8 @@ def _read(text: str) -> Any:
     # a key (or a '-' item) whose value is the block that follows: (container, key, indent)
     pending: tuple[Any, Any, int] | None = None
     memo: dict[str, Any] = {}  # scalar text -> value (keys and values repeat)
+    continued: list[tuple[dict[Any, Any], Any]] = []  # entries whose value spans lines
+    parts: list[str] = []  # those values as one document for parse_yaml
     count = len(lines)
     index = 0
     while index < count:
@@ -345,8 +348,10 @@ def _read(text: str) -> Any:
                 end += 1
             while lines[end - 1] == "":
                 end -= 1
-            key_line = " " * indent + rest
-            container[key] = _continued(key_line, lines[index:end], key)
+            container[key] = None  # filled in by _fill_continued
+            continued.append((container, key))
+            parts.append(f"k{len(continued) - 1}: {value_text}")
+            parts.extend(line[indent:] for line in lines[index:end])  # "" stays ""
             index = end
             continue
         container[key] = _value(value_text, memo)
@@ -356,6 +361,8 @@ def _read(text: str) -> Any:
             owner[key] = None
         else:
             owner.append(None)
+    if continued:
+        _fill_continued(continued, parts)
     return root
 
 
@@ -371,15 +378,21 @@ def _deeper(line: str, indent: int) -> bool:
     return len(line) > indent and line[: indent + 1].isspace() and line[indent] == " "
 
 
-def _continued(key_line: str, more: list[str], key: Any) -> Any:
-    """The value of one mapping entry spanning several lines, read by parse_yaml."""
+def _fill_continued(continued: list[tuple[dict[Any, Any], Any]], parts: list[str]) -> None:
+    """Set the values that span several lines, all read by one parse_yaml call.
+
+    Entry ``i`` becomes ``k<i>: <its first line>`` at column 0 followed by its deeper
+    lines shifted left by its key's indent (still indented: a plain or quoted scalar
+    folds its lines with their leading spaces dropped, so the shift changes nothing, and
+    the entry still ends where it ended). Anything but exactly those keys in that order
+    is a fallback."""
     try:
-        data = yamlio.parse_yaml("\n".join([key_line, *more]) + "\n")[0]
+        data = yamlio.parse_yaml("\n".join(parts) + "\n")[0]
     except Exception:  # noqa: BLE001 - the whole text takes PyYAML's path
         raise _Fallback from None
-    if type(data) is not dict or len(data) != 1:
+    if type(data) is not dict or len(data) != len(continued):
         raise _Fallback
-    (got_key, value), = data.items()
-    if type(got_key) is not type(key) or got_key != key:
-        raise _Fallback
-    return value
+    for i, ((owner, key), (got_key, value)) in enumerate(zip(continued, data.items())):
+        if got_key != f"k{i}" or type(value) is dict or type(value) is list:
+            raise _Fallback
+        owner[key] = value
