@@ -272,3 +272,11 @@ def test_double_quoted_escapes_as_libyaml_reads_them(escape: str) -> None:
     for text in (f'a: "x\\{escape}y"\n', f'"\\{escape}": 1\n', f'a:\n- "\\{escape}"\n'):
         check(text)
     assert read_block('a: "\\uD800"\n') is FALLBACK  # libyaml refuses a surrogate
+
+
+def test_refused_characters_scanner_matches_its_readable_definition() -> None:
+    import re
+
+    every = "".join(chr(c) for c in range(0x110000))
+    spec = re.compile(yamlblock.REFUSED_SPEC)
+    assert yamlblock._REFUSED.findall(every) == spec.findall(every)
