@@ -105,7 +105,7 @@ def _plain(text: str) -> Any:
         pass
     try:
         value = yamlio.parse_yaml(text)[0]
-    except Exception:  # noqa: BLE001 - PyYAML's path gives the error
+    except Exception:  # PyYAML's path gives the error
         raise _Fallback from None
     if type(value) not in (int, float, bool, type(None)):
         raise _Fallback  # a timestamp, '=', '<<' ...: the whole text takes PyYAML's path
@@ -332,10 +332,9 @@ def _read(text: str) -> Any:
             if rest[0] == "-" and (len(rest) == 1 or rest[1] == " "):
                 raise _Fallback  # '- - x'
             if ": " not in rest and rest[-1] != ":":
-                value_text = rest
                 if index < count and _deeper(lines[index], indent):
                     raise _Fallback  # a scalar item continued below
-                container.append(_value(value_text, memo))
+                container.append(_value(rest, memo))
                 continue
             # '- key: value': a mapping whose keys sit two columns right of the '-'
             if rest[0] in "'\"" and _quoted_end_safe(rest) == len(rest):
@@ -350,6 +349,7 @@ def _read(text: str) -> Any:
             indent += 2
             stack.append((indent, mapping, False))
             container = mapping
+        value_text: str | None
         colon = rest.find(": ")
         if colon > 0 and first != "'" and first != '"':  # the usual line: a plain key
             key_text = rest[:colon]
@@ -430,11 +430,11 @@ def _fill_continued(continued: list[tuple[dict[Any, Any], Any]], parts: list[str
     is a fallback."""
     try:
         data = yamlio.parse_yaml("\n".join(parts) + "\n")[0]
-    except Exception:  # noqa: BLE001 - the whole text takes PyYAML's path
+    except Exception:  # the whole text takes PyYAML's path
         raise _Fallback from None
     if type(data) is not dict or len(data) != len(continued):
         raise _Fallback
-    for i, ((owner, key), (got_key, value)) in enumerate(zip(continued, data.items())):
+    for i, ((owner, key), (got_key, value)) in enumerate(zip(continued, data.items(), strict=True)):
         if got_key != f"k{i}" or type(value) is dict or type(value) is list:
             raise _Fallback
         owner[key] = value

@@ -45,7 +45,7 @@ def test_refuses_with_extras_unless_allowed(monkeypatch: pytest.MonkeyPatch,
     monkeypatch.setattr(bench_vs_aeh, "extras_installed", lambda: {"fast": ["ryaml"]})
     measured: list[str] = []
     monkeypatch.setattr(bench_vs_aeh, "measure", lambda size, *a: measured.append(size))
-    with pytest.raises(SystemExit, match="refusing to measure.*fast: ryaml.*--allow-extras"):
+    with pytest.raises(SystemExit, match=r"refusing to measure.*fast: ryaml.*--allow-extras"):
         bench_vs_aeh.main(["--sizes", "2x10x1", "--sides", "ours"])
     assert measured == []
     bench_vs_aeh.main(["--sizes", "2x10x1", "--sides", "ours", "--allow-extras"])

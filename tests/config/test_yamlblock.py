@@ -29,14 +29,8 @@ from eval_harness.config.yamlblock import FALLBACK, read_block
 REPO = Path(__file__).resolve().parents[2]
 SAMPLE_RUNS = Path("/work/shared/fixtures/agent-eval-harness-sample-runs")
 
-TRICKY = (
-    "1 -1 +1 0 -0 00 010 08 0x1F 0o17 0b101 1_000 1e3 1E3 1e+3 1.0e3 1. .5 -.5 +.5 1.5 "
-    "-1.5 01.5 .inf -.inf .Inf .NaN .nan inf nan 12345678901234567890 1:30 -1:30 "
-    "190:20:30 1:30.5 true True TRUE false no No yes Yes on Off y n Y N null Null NULL ~ "
-    "= << 2001-12-14 2001-12-14t21:59:43.10-05:00 0.1 -0.0 0e0 case-000001 x-1e3 r2 "
-    "v1.2 3.5s 4/5 10% a#b a:b - -- --- ... ? : ! & * | > @ ` % , [ ] { } {} [] # #a "
-    "'' \"\" ' \" \\ \\n é 😀"
-).split(" ") + ["a b", " lead", "trail ", "a: b", "a #b", "- x", "? x", "line\nbreak",
+TRICKY = ["1", "-1", "+1", "0", "-0", "00", "010", "08", "0x1F", "0o17", "0b101", "1_000", "1e3", "1E3", "1e+3", "1.0e3", "1.", ".5", "-.5", "+.5", "1.5", "-1.5", "01.5", ".inf", "-.inf", ".Inf", ".NaN", ".nan", "inf", "nan", "12345678901234567890", "1:30", "-1:30", "190:20:30", "1:30.5", "true", "True", "TRUE", "false", "no", "No", "yes", "Yes", "on", "Off", "y", "n", "Y", "N", "null", "Null", "NULL", "~", "=", "<<", "2001-12-14", "2001-12-14t21:59:43.10-05:00", "0.1", "-0.0", "0e0", "case-000001", "x-1e3", "r2", "v1.2", "3.5s", "4/5", "10%", "a#b", "a:b", "-", "--", "---", "...", "?", ":", "!", "&", "*", "|", ">", "@", "`", "%", ",", "[", "]", "{", "}", "{}", "[]", "#", "#a", "''", '""', "'", '"', "\\", "\\n", "é", "😀",
+    "a b", " lead", "trail ", "a: b", "a #b", "- x", "? x", "line\nbreak",
                 "tab\there", "\u2028", "\x85", "nul\x00", "bell\x07", "\ufeff", "x" * 130,
                 "long " * 40, "2001-12-14 21:59:43.10 -5", "\\x41", "é" * 3]
 
@@ -62,7 +56,7 @@ def check(text: str) -> bool:
     got = read_block(text)
     try:
         want = yamlio.parse_yaml(text)[0]
-    except Exception as exc:  # noqa: BLE001 - any error: the reader must have fallen back
+    except Exception as exc:  # any error: the reader must have fallen back
         assert got is FALLBACK, f"accepted a text parse_yaml refuses ({exc}): {text!r}"
         return False
     if got is FALLBACK:
@@ -120,7 +114,7 @@ _INSERTS = ["\t", " ", "  ", "#", ": ", "- ", "'", '"', "&a ", "*a", "!!str ", "
 
 @settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(documents, dumpers, st.lists(st.tuples(st.integers(0, 10**6), st.integers(0, 10**6),
-                                              st.sampled_from(_INSERTS + ["<del>", "<dup>"])),
+                                              st.sampled_from([*_INSERTS, "<del>", "<dup>"])),
                                     min_size=1, max_size=3))
 def test_mutated_documents_are_read_equal_or_fall_back(doc: dict[Any, Any], dumper: Any,
                                                        edits: list[tuple[int, int, str]]) -> None:
@@ -147,10 +141,8 @@ def test_tricky_scalars_in_every_position(scalar: str, shape: str) -> None:
             node = yaml.dump(scalar, default_style=style, width=1000).removesuffix("...\n")
         except yaml.YAMLError:
             continue
-        if "\n" in node.rstrip("\n"):
-            text_scalar = None  # multi-line: only as a mapping value
-        else:
-            text_scalar = node.rstrip("\n")
+        # multi-line: only the raw string (as a mapping value, in the dump below)
+        text_scalar = None if "\n" in node.rstrip("\n") else node.rstrip("\n")
         for raw in ([scalar] if text_scalar is None else [scalar, text_scalar]):
             text = {
                 "value": f"a: {raw}\nb: 1\n",
