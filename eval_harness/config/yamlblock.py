@@ -278,6 +278,18 @@ def _read(text: str) -> Any:
         if not line:
             continue
         known = seen.get(line)
+        if known is not None and pending is not None:
+            # a line read before, opening the mapping a ``key:`` above it waits for
+            indent = known[0]
+            owner, key, p_indent = pending
+            if indent > p_indent and len(stack) <= _MAX_NESTING:
+                child_map: dict[Any, Any] = {}
+                if type(owner) is dict:
+                    owner[key] = child_map
+                else:
+                    owner.append(child_map)
+                stack.append((indent, child_map, False))
+                pending = None
         if known is not None and pending is None:
             # a line read before (``key: scalar`` or ``key:``), in the mapping on top
             indent, key, value = known
