@@ -11,14 +11,25 @@ CPU time, not wall time, is what to compare: the machine may be shared.
 
 Sizes (the targets of issue 14): 2×2 × 1,000 cases; 16 × 5,000; 16 × 5,000 × 3 reps.
 
+The install measured: ours runs with this interpreter (``sys.executable``), so run the
+script from the install you mean to measure. Users get the default install (``pip install
+factorial-eval-harness``, no extras), so that is what the headline figures are: the script
+REFUSES to run when any package of an optional extra (``fast``: ryaml, ``parquet``:
+pyarrow, ...) is importable here, naming them, unless ``--allow-extras`` (then its first
+line and a warning name the extras found). Make a default install with::
+
+    python3 -m venv /tmp/venv-default && /tmp/venv-default/bin/pip install -e .
+    /tmp/venv-default/bin/python bench/bench_vs_aeh.py ...
+
 Installs nothing. agent-eval-harness (opendatahub-io/agent-eval-harness, package
 ``agent_eval``) is NOT on PyPI: the PyPI name ``agent-eval-harness`` is an unrelated 0.1.0
 project and ``agent-eval`` is allenai's toolkit. To measure it, install it from a checkout
-of opendatahub-io/agent-eval-harness at commit 37fb88c285a3fdae981c75a2c1f6c6894c7d2de3
-(version 1.30.1, the one measured here) into its own venv outside this repository::
+of opendatahub-io/agent-eval-harness into its own venv outside this repository — version
+1.41.0 (commit 2a10e504242b42f508ecbfe813080abe1e16a501, measured in docs/performance.md
+since issue 40; 1.30.1 is commit 37fb88c285a3fdae981c75a2c1f6c6894c7d2de3)::
 
     git clone https://github.com/opendatahub-io/agent-eval-harness /opt/aeh
-    git -C /opt/aeh checkout 37fb88c285a3fdae981c75a2c1f6c6894c7d2de3
+    git -C /opt/aeh checkout 2a10e504242b42f508ecbfe813080abe1e16a501
     python3.11 -m venv /opt/aeh-venv
     /opt/aeh-venv/bin/pip install -e '/opt/aeh[anova]'
 
@@ -57,7 +68,7 @@ three sizes (and 4x200x3), and F agrees where it computes one (one factor).
 Without ``--aeh-cmd`` only our side is measured and the AEH columns say why.
 
 Usage: python bench/bench_vs_aeh.py [--sizes 4x1000x1,16x5000x1,16x5000x3] [--keep DIR]
-       [--aeh-cmd CMD] [--sides both|ours|aeh] [--layout aeh|native]
+       [--aeh-cmd CMD] [--sides both|ours|aeh] [--layout aeh|native] [--allow-extras]
 """
 
 from __future__ import annotations
@@ -114,6 +125,59 @@ def _isolated(argv: list[str], env: dict[str, str] | None = None,
         print(line, flush=True)
     cpu, wall, rss, rc = json.loads(lines[-1])
     return float(cpu), float(wall), float(rss), int(rc)
+
+
+PACKAGE = "factorial-eval-harness"
+
+
+def extras_installed() -> dict[str, list[str]]:
+    """Extra name -> its packages importable in this environment that the default install
+    lacks (empty: this is the default install, as far as our optional extras go)."""
+    import importlib.metadata as md
+    import re
+
+    try:
+        requires = md.distribution(PACKAGE).requires or []
+    except md.PackageNotFoundError:  # a checkout on sys.path, not installed: read pyproject
+        import tomllib
+
+        project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
+        requires = list(project["dependencies"]) + [
+            f"{req}; extra == {name!r}"
+            for name, reqs in project["optional-dependencies"].items() for req in reqs]
+    name_of = re.compile(r"^\s*([A-Za-z0-9][A-Za-z0-9._-]*)")
+    core: set[str] = set()
+    by_extra: dict[str, set[str]] = {}
+    for req in requires:
+        got = name_of.match(req)
+        if got is None:
+            continue
+        dist = got.group(1).lower().replace("_", "-")
+        extra = re.search(r"extra\s*==\s*[\"']([^\"']+)[\"']", req)
+        if extra is None:
+            core.add(dist)
+        else:
+            by_extra.setdefault(extra.group(1), set()).add(dist)
+    found: dict[str, list[str]] = {}
+    for extra, dists in sorted(by_extra.items()):
+        have = []
+        for dist in sorted(dists - core - {PACKAGE}):
+            try:
+                md.distribution(dist)
+            except md.PackageNotFoundError:
+                continue
+            have.append(dist)
+        if have:
+            found[extra] = have
+    return found
+
+
+def install_name(found: dict[str, list[str]]) -> str:
+    """How the printed figures name the install measured."""
+    if not found:
+        return "default install (no extras)"
+    return "WITH EXTRAS (not the default install): " + "; ".join(
+        f"{extra}: {', '.join(dists)}" for extra, dists in found.items())
 
 
 def _ours(runs: Path, config: Path, out: Path) -> list[str]:
@@ -205,7 +269,22 @@ def main(argv: list[str] | None = None) -> None:
                     help="measure both tools (default) or one")
     ap.add_argument("--layout", default="aeh", choices=("aeh", "native"),
                     help="run-directory layout (aeh: both tools read it)")
+    ap.add_argument("--allow-extras", action="store_true",
+                    help="measure even though packages of optional extras are installed here "
+                    "(the figures then are not the default install's; the first line says so)")
     args = ap.parse_args(argv)
+    found = extras_installed()
+    install = install_name(found)
+    if found and not args.allow_extras:
+        sys.exit(f"bench_vs_aeh: refusing to measure: this environment is not the default "
+                 f"install ({install}). Users get `pip install {PACKAGE}` without extras; "
+                 "measure in such a venv (see this script's docstring) or pass "
+                 "--allow-extras to measure this one anyway.")
+    if found:
+        print(f"WARNING: {install}: these figures are NOT what `pip install {PACKAGE}` "
+              "gives", file=sys.stderr, flush=True)
+    print(f"install: {install}; python {sys.version.split()[0]} ({sys.executable})",
+          flush=True)
     print(f"machine: {os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f} "
           "(CPU seconds are comparable under load; wall seconds are not)", flush=True)
     for size in args.sizes.split(","):

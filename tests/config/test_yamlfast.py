@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from eval_harness.config import yamlfast, yamlio
+from eval_harness.config import yamlblock, yamlfast, yamlio
 from eval_harness.config.yamlfast import fast_load
 
 ryaml = pytest.importorskip("ryaml")
@@ -202,6 +202,17 @@ class _Spy:
 _parse = yamlio.parse_yaml
 
 
+class _BlockSpy:
+    """Stands in for yamlblock.read_block: counts and declines (PyYAML's path follows)."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def __call__(self, text: str) -> Any:
+        self.calls += 1
+        return yamlblock.FALLBACK
+
+
 @pytest.mark.parametrize(("doc", "fast"), [
     ("run_id: r1\nper_case:\n  case-000001:\n    q: {value: 3, rationale: 'ok, 4/5', "
      "judge_type: numeric}\n    t: {value: true, judge_type: boolean}\n", True),
@@ -215,9 +226,12 @@ def test_fast_path_is_taken_only_when_safe(doc: str, fast: bool,
                                             monkeypatch: pytest.MonkeyPatch) -> None:
     spy = _Spy()
     monkeypatch.setattr(yamlio, "parse_yaml", spy)
+    # the pure-Python reader is the next path: count it too (and let it decline)
+    block = _BlockSpy()
+    monkeypatch.setattr(yamlblock, "read_block", block)
     with contextlib.suppress(yamlio.YamlProblem):
         fast_load(doc)
-    assert (spy.calls == 0) is fast
+    assert (spy.calls == 0 and block.calls == 0) is fast
 
 
 def test_without_ryaml_every_read_takes_the_pyyaml_path(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -227,6 +241,7 @@ def test_without_ryaml_every_read_takes_the_pyyaml_path(monkeypatch: pytest.Monk
         assert module._ryaml is None
         spy = _Spy()
         monkeypatch.setattr(yamlio, "parse_yaml", spy)
+        monkeypatch.setattr(yamlblock, "read_block", _BlockSpy())
         assert module.fast_load("a: 1\nb: [x, 2.5]\n") == {"a": 1, "b": ["x", 2.5]}
         assert spy.calls == 1
     finally:
