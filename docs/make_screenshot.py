@@ -27,15 +27,15 @@ def _fixture_html(out: Path) -> Path:
     sys.path.insert(0, str(ROOT / "tests" / "fixtures" / "reports"))
     import report_fixture  # type: ignore[import-not-found]
 
-    from eval_harness.reports import write_reports
+    from eval_harness.reports import AnalysisDocuments, write_reports
 
     fx = ROOT / "tests" / "fixtures" / "reports"
     runs = report_fixture.write_runs(out / "runs")
-    written = write_reports(
-        out, anova=json.loads((fx / "anova.json").read_text()), frame=report_fixture.build_frame(),
-        comparisons=json.loads((fx / "comparisons.json").read_text()),
-        leaderboard=json.loads((fx / "leaderboard.json").read_text()), runs_root=runs,
-        formats=("html",), generated_at="2026-01-01T00:00:00Z")
+    docs = AnalysisDocuments(anova=json.loads((fx / "anova.json").read_text()),
+                             comparisons=json.loads((fx / "comparisons.json").read_text()),
+                             leaderboard=json.loads((fx / "leaderboard.json").read_text()))
+    written = write_reports(out, docs, report_fixture.build_frame(), runs_root=runs,
+                            formats=("html",), generated_at="2026-01-01T00:00:00Z")
     return written["html"]
 
 

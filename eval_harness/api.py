@@ -222,8 +222,7 @@ def _analysis(out: AnalysisOutputs, console: bool, allow_errored_judges: bool) -
 
         from eval_harness.reports.console import print_console
 
-        print_console(Console(highlight=False), frame=out.frame, report=out.report,
-                      **out.documents.render_args())
+        print_console(Console(highlight=False), out.documents, out.frame)
     from eval_harness.analysis.compare.rows import plain_comparisons
 
     # per-case rows as plain lists of dicts (json.dumps-able), built only for API callers

@@ -18,7 +18,7 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from eval_harness._util.phase_timings import phase
 from eval_harness._util.redact import redact
@@ -27,8 +27,10 @@ from eval_harness.app.options import AnalysisOptions, AnalysisSettings, resolve_
 from eval_harness.config.dataset import CASE_ID
 from eval_harness.config.loader import LoadedConfig, load_config
 from eval_harness.errors import AnalysisError, NoUsableResults, UsageError
+from eval_harness.reports.documents import AnalysisDocuments
 
 Say = Callable[[str], None]
+_Doc = TypeVar("_Doc")
 #: the analysis modules (pandas, numpy, scipy), imported in the ``imports`` phase
 _HEAVY = ("eval_harness.analysis.anova.document", "eval_harness.analysis.compare.baseline",
           "eval_harness.analysis.compare.build", "eval_harness.analysis.compare.gate",
@@ -40,23 +42,11 @@ def _stderr(line: str) -> None:
     print(line, file=sys.stderr)
 
 
-@dataclass(frozen=True)
-class AnalysisDocuments:
-    """The six result documents of one analysis, as one value."""
-
-    anova: dict[str, Any]  #: anova.json
-    comparisons: dict[str, Any]  #: comparisons.json (per-case rows as columns)
-    leaderboard: dict[str, Any]  #: leaderboard.json
-    thresholds: list[dict[str, Any]]  #: thresholds.json ``results``
-    pairwise: dict[str, Any] | None  #: pairwise.json, when pairwise judges ran
-    report: dict[str, Any] | None  #: the report model (None with ``no_report``)
-
-    def render_args(self) -> dict[str, Any]:
-        """The documents as the keyword arguments of the report renderers
-        (reports.console.print_console, reports.report_files.write_reports)."""
-        return {"anova": self.anova, "comparisons": self.comparisons,
-                "leaderboard": self.leaderboard, "thresholds": self.thresholds,
-                "pairwise": self.pairwise}
+def _built(doc: _Doc | None, name: str) -> _Doc:
+    """A document the analysis always builds (only a regenerated report may lack it)."""
+    if doc is None:
+        raise AnalysisError(f"the analysis built no {name}")
+    return doc
 
 
 @dataclass
@@ -86,17 +76,17 @@ class AnalysisOutputs:
     @property
     def comparisons(self) -> dict[str, Any]:
         """comparisons.json."""
-        return self.documents.comparisons
+        return _built(self.documents.comparisons, "comparisons.json")
 
     @property
     def leaderboard(self) -> dict[str, Any]:
         """leaderboard.json."""
-        return self.documents.leaderboard
+        return _built(self.documents.leaderboard, "leaderboard.json")
 
     @property
     def thresholds(self) -> list[dict[str, Any]]:
         """thresholds.json ``results``."""
-        return self.documents.thresholds
+        return _built(self.documents.thresholds, "thresholds.json")
 
     @property
     def pairwise(self) -> dict[str, Any] | None:
@@ -409,9 +399,8 @@ def _report(docs: AnalysisDocuments, frame: Any, loaded: LoadedConfig | None,
     from eval_harness.reports.report_model import build_report
 
     with phase("report model"):
-        report = build_report(title=loaded.config.title if loaded else None,
-                              frame=frame, generated_at=utc_now_iso(), tables=tables,
-                              **docs.render_args())
+        report = build_report(docs, frame, title=loaded.config.title if loaded else None,
+                              generated_at=utc_now_iso(), tables=tables)
     return replace(docs, report=report)
 
 
@@ -451,7 +440,8 @@ def _write_documents(out_dir: Path, docs: AnalysisDocuments, frame: Any,
                     f"in {out_dir}")
     # summary JSON + per-case rows as JSON Lines (docs/reports.md, "comparisons")
     with phase("comparisons.json"):
-        write_comparisons(out_dir, docs.comparisons, clean=redact)
+        write_comparisons(out_dir, _built(docs.comparisons, "comparisons.json"),
+                          clean=redact)
     with phase("leaderboard.json"):
         _write_json(out_dir / "leaderboard.json", docs.leaderboard)
     _write_json(out_dir / "thresholds.json", {"results": docs.thresholds})
@@ -466,8 +456,7 @@ def _write_reports(outset: Any, final_dir: Path, docs: AnalysisDocuments, frame:
     out_dir = outset.path
     written: dict[str, Path] = {}
     if docs.report is not None:
-        written = write_reports(out_dir, frame=frame, runs_root=list(paths),
-                                report=docs.report, **docs.render_args())
+        written = write_reports(out_dir, docs, frame, runs_root=list(paths))
     files = {name: final_dir / name for name in
              ("anova.json", "comparisons.json", "comparisons.cases.jsonl", "leaderboard.json",
               "thresholds.json")}

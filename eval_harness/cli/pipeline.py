@@ -75,8 +75,7 @@ def _print_results(args: argparse.Namespace, out: AnalysisOutputs) -> None:
 
     from eval_harness.reports.console import print_console
 
-    print_console(Console(highlight=False), frame=out.frame, report=out.report,
-                  **out.documents.render_args())
+    print_console(Console(highlight=False), out.documents, out.frame)
     shown = [out.files["anova.json"], *(p for k, p in out.files.items() if k.startswith("report."))]
     print(f"wrote {', '.join(map(str, shown))}")
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -110,20 +111,20 @@ def main(argv: list[str]) -> int:
         leaderboard = build_leaderboard(frame)
     from rich.console import Console
 
-    from eval_harness.reports.console import print_console
-    from eval_harness.reports.report_files import write_reports
-
-    inputs: dict[str, Any] = {"anova": anova, "frame": frame, "comparisons": comparisons,
-                              "leaderboard": leaderboard, "thresholds": thresholds,
-                              "pairwise": pairwise}
     from eval_harness._util.clock import utc_now_iso
+    from eval_harness.reports.console import print_console
+    from eval_harness.reports.documents import AnalysisDocuments
+    from eval_harness.reports.report_files import write_reports
     from eval_harness.reports.report_model import build_report
 
-    report = build_report(**inputs, generated_at=utc_now_iso())  # once, for files and console
-    written = write_reports(out, **inputs, runs_root=roots, formats=formats, report=report)
+    docs = AnalysisDocuments(anova=anova, comparisons=comparisons, leaderboard=leaderboard,
+                             thresholds=thresholds, pairwise=pairwise)
+    # the report model once, for files and console
+    docs = replace(docs, report=build_report(docs, frame, generated_at=utc_now_iso()))
+    written = write_reports(out, docs, frame, runs_root=roots, formats=formats)
     console = Console(highlight=False)
     if not args.quiet:
-        print_console(console, **inputs, show_all_cases=args.all_cases, report=report)
+        print_console(console, docs, frame, show_all_cases=args.all_cases)
     for fmt_name, path in written.items():
         console.print(f"wrote {fmt_name}: {path}", highlight=False, markup=False)
     return 0

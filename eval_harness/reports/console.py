@@ -16,6 +16,7 @@ from rich.text import Text
 
 from eval_harness._util.safe_text import safe_text
 from eval_harness.reports import fmt
+from eval_harness.reports.documents import AnalysisDocuments
 from eval_harness.reports.report_model import build_report
 from eval_harness.reports.tables import TextTable, all_tables
 
@@ -122,23 +123,17 @@ def print_tables(console: Console, report: Mapping[str, Any], *, show_all_cases:
 
 
 def print_console(
-    console: Console | None = None,
-    *,
-    anova: Mapping[str, Any],
+    console: Console | None,
+    docs: AnalysisDocuments,
     frame: pd.DataFrame,
-    comparisons: Mapping[str, Any] | None = None,
-    leaderboard: Mapping[str, Any] | None = None,
-    thresholds: list[dict[str, Any]] | None = None,
-    pairwise: Mapping[str, Any] | None = None,
+    *,
     show_all_cases: bool = False,
-    report: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
-    """Print the console report; return the report model it printed (reuse for files).
-    ``report``: the model when the caller already built it (``build_report``)."""
+    """Print the console report of ``docs`` (``console`` None: stdout); return the report
+    model it printed (reuse for files): ``docs.report`` when the caller already built it
+    (``build_report``), else built here."""
     console = console or Console(highlight=False)
-    if report is None:
-        report = build_report(anova=anova, frame=frame, comparisons=comparisons,
-                              leaderboard=leaderboard, thresholds=thresholds, pairwise=pairwise)
+    report = docs.report if docs.report is not None else build_report(docs, frame)
     print_tables(console, report, show_all_cases=show_all_cases)
     if not report["anova"]["available"]:
         console.print(f"ANOVA: {fmt.NOT_AVAILABLE}")

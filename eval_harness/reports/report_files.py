@@ -24,6 +24,7 @@ from eval_harness._util.numbers import as_finite
 from eval_harness._util.phase_timings import phase
 from eval_harness._util.redact import redact
 from eval_harness.errors import UsageError
+from eval_harness.reports.documents import AnalysisDocuments
 from eval_harness.reports.markdown import render_markdown
 from eval_harness.reports.report_model import build_report
 
@@ -156,31 +157,25 @@ def parse_formats(text: str | Sequence[str]) -> tuple[str, ...]:
 
 def write_reports(
     out_dir: Path,
-    *,
-    anova: Mapping[str, Any],
+    docs: AnalysisDocuments,
     frame: pd.DataFrame,
-    comparisons: Mapping[str, Any] | None = None,
-    leaderboard: Mapping[str, Any] | None = None,
-    thresholds: list[dict[str, Any]] | None = None,
-    pairwise: Mapping[str, Any] | None = None,
+    *,
     runs_root: Path | Sequence[Path] | None = None,
     formats: Sequence[str] = FORMATS,
     generated_at: str | None = None,
-    report: Mapping[str, Any] | None = None,
 ) -> dict[str, Path]:
-    """Write the requested reports into ``out_dir``; return {format: path}.
+    """Write the requested reports of ``docs`` into ``out_dir``; return {format: path}.
 
     ``runs_root`` (the runs directory) feeds the HTML per-case drill-down; without it the
-    drill-down says "not available". ``generated_at`` defaults to now (UTC). ``report``: the
-    report model when the caller already built it (``build_report``), so it is built once.
+    drill-down says "not available". The report model is ``docs.report`` when the caller
+    already built it (``build_report``), so it is built once; else it is built here, with
+    ``generated_at`` (default: now, UTC).
     """
     fmts = parse_formats(formats)
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    if report is None:
-        report = build_report(anova=anova, frame=frame, comparisons=comparisons,
-                              leaderboard=leaderboard, thresholds=thresholds,
-                              pairwise=pairwise, generated_at=generated_at or utc_now_iso())
+    report = docs.report if docs.report is not None else build_report(
+        docs, frame, generated_at=generated_at or utc_now_iso())
     written: dict[str, Path] = {}
     for f in fmts:
         with phase(FILENAMES[f]):  # --timings: one phase per report file

@@ -30,6 +30,7 @@ from eval_harness.analysis.anova.descriptives import (
 from eval_harness.analysis.compare.build import condition_table
 from eval_harness.analysis.compare.verdicts import VerdictRule, verdict_tables
 from eval_harness.reports import fmt
+from eval_harness.reports.documents import AnalysisDocuments
 
 SCHEMA_VERSION = 1
 KIND = "eval_harness.report"
@@ -227,21 +228,20 @@ def _rule_of(comparisons: Mapping[str, Any] | None) -> VerdictRule:
 
 
 def build_report(
-    *,
-    anova: Mapping[str, Any],
+    docs: AnalysisDocuments,
     frame: pd.DataFrame,
-    comparisons: Mapping[str, Any] | None = None,
-    leaderboard: Mapping[str, Any] | None = None,
-    thresholds: list[dict[str, Any]] | None = None,
-    pairwise: Mapping[str, Any] | None = None,
+    *,
     generated_at: str | None = None,
     title: str | None = None,
     tables: tuple[pd.DataFrame, pd.DataFrame] | None = None,
 ) -> dict[str, Any]:
-    """The report document (schema_version 1, see docs/reports.md).
+    """The report document (schema_version 1, see docs/reports.md) of ``docs`` and the
+    tidy ``frame`` (``docs.report`` is not read: this builds it).
 
     ``tables``: (samples, case verdicts) of ``frame`` under the default verdict rule, when
     the caller already built them (``analysis.compare.verdicts.verdict_tables``)."""
+    anova, comparisons = docs.anova, docs.comparisons
+    leaderboard, thresholds, pairwise = docs.leaderboard, docs.thresholds, docs.pairwise
     frame = _with_design_order(frame, anova)
     samples, cases = tables if tables is not None else verdict_tables(
         frame, _rule_of(comparisons))

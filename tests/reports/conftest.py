@@ -48,7 +48,7 @@ def pairwise() -> dict[str, Any]:
 
 @pytest.fixture(scope="session")
 def inputs() -> dict[str, Any]:
-    """Keyword arguments of write_reports / print_console for the fixture run set."""
+    """The fixture run set's documents (AnalysisDocuments fields) and ``frame``."""
     return {
         "anova": _json("anova.json"),
         "frame": report_fixture.build_frame(),
@@ -69,7 +69,8 @@ def runs_root(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def written(inputs: dict[str, Any], runs_root: Path,
             tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """All three reports of the fixture run set, written once per session."""
-    from eval_harness.reports import write_reports
+    from eval_harness.reports import AnalysisDocuments, write_reports
 
-    return write_reports(tmp_path_factory.mktemp("out"), **inputs, runs_root=runs_root,
+    docs = AnalysisDocuments(**{k: v for k, v in inputs.items() if k != "frame"})
+    return write_reports(tmp_path_factory.mktemp("out"), docs, inputs["frame"], runs_root=runs_root,
                          generated_at=GENERATED_AT)

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from matplotlib import colormaps
 
-from eval_harness.reports import build_report
+from eval_harness.reports import AnalysisDocuments, build_report
 from eval_harness.reports.html import chart_labels as lb
 from eval_harness.reports.html.chart_heatmap import heatmap_chart, text_colour
 from eval_harness.reports.html.chart_pareto import Box, _overlap, pareto_chart, place_labels
@@ -45,7 +45,7 @@ def report(inputs: dict[str, Any]) -> dict[str, Any]:
             side for rec in comparisons["comparisons"] for side in (rec["reference"], rec["candidate"])]:
         if block.get("levels"):
             block["levels"]["model"] = _LONG[block["levels"]["model"]]
-    return build_report(anova=anova, frame=frame, comparisons=comparisons)
+    return build_report(AnalysisDocuments(anova=anova, comparisons=comparisons), frame)
 
 
 def test_every_chart_uses_compact_labels_and_names_the_prefix(report: dict[str, Any]) -> None:

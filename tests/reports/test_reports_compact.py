@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from rich.console import Console
 
-from eval_harness.reports import build_report, fmt, print_console
+from eval_harness.reports import AnalysisDocuments, build_report, fmt, print_console
 from eval_harness.reports.markdown import render_markdown
 from eval_harness.reports.tables import all_tables
 
@@ -25,9 +25,14 @@ def _long_inputs(inputs: dict[str, Any]) -> dict[str, Any]:
     return {**inputs, "frame": frame}
 
 
+def _split(inputs: dict[str, Any]) -> tuple[AnalysisDocuments, Any]:
+    """The fixture inputs as (documents, frame), the renderers' two arguments."""
+    return AnalysisDocuments(**{k: v for k, v in inputs.items() if k != "frame"}), inputs["frame"]
+
+
 def _render(inputs: dict[str, Any], width: int) -> str:
     buf = io.StringIO()
-    print_console(Console(file=buf, width=width, force_terminal=False), **inputs)
+    print_console(Console(file=buf, width=width, force_terminal=False), *_split(inputs))
     return buf.getvalue()
 
 
@@ -37,7 +42,7 @@ def test_console_fits_width_and_keeps_cells_whole(inputs: dict[str, Any], width:
     out = _render(data, width)
     lines = out.splitlines()
     assert max(len(line) for line in lines) <= width
-    report = build_report(**{k: v for k, v in data.items()})
+    report = build_report(*_split(data))
     checked = 0
     for t in all_tables(report):
         for row in t.rows:
@@ -92,7 +97,7 @@ def _with_verdicts(report: dict[str, Any], verdicts: list[str]) -> dict[str, Any
 
 
 def test_markdown_headline_follows_verdict_semantics(inputs: dict[str, Any]) -> None:
-    base = build_report(**inputs)
+    base = build_report(*_split(inputs))
     md = render_markdown(_with_verdicts(base, ["regressed", "cases regressed", "improved"]))
     head = md.split("### Conditions")[0]
     assert head.count(":warning:") == 1

@@ -8,12 +8,17 @@ from typing import Any
 import pytest
 from rich.console import Console
 
-from eval_harness.reports import print_console
+from eval_harness.reports import AnalysisDocuments, print_console
+
+
+def _split(inputs: dict[str, Any]) -> tuple[AnalysisDocuments, Any]:
+    """The fixture inputs as (documents, frame), the renderers' two arguments."""
+    return AnalysisDocuments(**{k: v for k, v in inputs.items() if k != "frame"}), inputs["frame"]
 
 
 def _render(inputs: dict[str, Any], **console_kw: Any) -> str:
     buf = io.StringIO()
-    print_console(Console(file=buf, width=220, **console_kw), **inputs)
+    print_console(Console(file=buf, width=220, **console_kw), *_split(inputs))
     return buf.getvalue()
 
 

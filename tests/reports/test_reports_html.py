@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 import report_fixture
 
-from eval_harness.reports import build_report
+from eval_harness.reports import AnalysisDocuments, build_report
 from eval_harness.reports.html import render_html
 from eval_harness.reports.html.templates import CSP
 
@@ -78,7 +78,7 @@ def _frame(levels: dict[str, list[Any]], n_cases: int, *, cost: bool) -> pd.Data
 
 def test_one_condition_without_costs_degrades_gracefully() -> None:
     frame = _frame({"model": ["only $x$ model"]}, 4, cost=False)
-    report = build_report(anova={}, frame=frame)
+    report = build_report(AnalysisDocuments(anova={}), frame)
     page = render_html(report, frame=frame, runs_root=None)
     assert "not available" in page  # ANOVA, comparisons, drill-down
     assert page.count('<svg role="img"') >= 3  # means, main effect, heatmap; pareto by latency
@@ -89,7 +89,7 @@ def test_many_conditions_four_factors() -> None:
     levels = {"a": ["a1", "a2", "a3"], "b": ["b1", "b2"], "c": ["c1", "c2", "c3", "c4"],
               "d": ["d1", "d2"]}
     frame = _frame(levels, 3, cost=True)
-    report = build_report(anova={}, frame=frame)
+    report = build_report(AnalysisDocuments(anova={}), frame)
     assert len(report["conditions"]) == 48 and len(report["interactions"]) == 6
     page = render_html(report, frame=frame)
     assert page.count('<svg role="img"') == 5

@@ -12,7 +12,7 @@ import pytest
 from tidy_frames import big_frame
 
 from eval_harness._util.json_text import json_text
-from eval_harness.reports import build_report, report_files, write_reports
+from eval_harness.reports import AnalysisDocuments, build_report, report_files, write_reports
 from eval_harness.reports.html import grid_rows, render_html
 from eval_harness.reports.html.drilldown import drilldown_html
 from eval_harness.reports.report_files import CASES_FILE, read_report, report_json
@@ -21,13 +21,13 @@ from eval_harness.reports.report_files import CASES_FILE, read_report, report_js
 @pytest.fixture(scope="module")
 def big() -> tuple[pd.DataFrame, dict[str, Any]]:
     frame = big_frame((2, 2, 2, 2), 5_000)  # 16 conditions x 5,000 cases
-    return frame, build_report(anova={}, frame=frame, generated_at="2026-01-01T00:00:00Z")
+    return frame, build_report(AnalysisDocuments(anova={}), frame, generated_at="2026-01-01T00:00:00Z")
 
 
 def test_large_report_json_keeps_the_first_cases_and_every_case_in_json_lines(
         big: tuple[pd.DataFrame, dict[str, Any]], tmp_path: Path) -> None:
     frame, report = big
-    write_reports(tmp_path, anova={}, frame=frame, report=report, formats=["json"])
+    write_reports(tmp_path, AnalysisDocuments(anova={}, report=report), frame, formats=["json"])
     text = (tmp_path / "report.json").read_text(encoding="utf-8")
     assert len(text.encode()) < 2_500_000  # 625 cases inline; all 5,000 made 15.5 MB
     doc = json.loads(text)
@@ -48,10 +48,10 @@ def test_large_report_json_keeps_the_first_cases_and_every_case_in_json_lines(
 def test_small_grid_stays_inline_and_a_stale_rows_file_is_removed(
         big: tuple[pd.DataFrame, dict[str, Any]], tmp_path: Path) -> None:
     frame, report = big
-    write_reports(tmp_path, anova={}, frame=frame, report=report, formats=["json"])
+    write_reports(tmp_path, AnalysisDocuments(anova={}, report=report), frame, formats=["json"])
     assert (tmp_path / CASES_FILE).is_file()
     small = big_frame((2,), 40)
-    write_reports(tmp_path, anova={}, frame=small, formats=["json"])
+    write_reports(tmp_path, AnalysisDocuments(anova={}), small, formats=["json"])
     assert not (tmp_path / CASES_FILE).exists()
     text = (tmp_path / "report.json").read_text(encoding="utf-8")
     assert text.startswith('{\n  "schema_version": 1,')  # small: indented as before
@@ -81,7 +81,7 @@ def test_drilldown_says_when_runs_have_no_per_case_folders(tmp_path: Path) -> No
     frame = big_frame((2,), 3)
     for rid in frame["run_id"].unique():
         (tmp_path / rid).mkdir()  # agent-eval-harness layout: no cases/ folder
-    report = build_report(anova={}, frame=frame)
+    report = build_report(AnalysisDocuments(anova={}), frame)
     html = drilldown_html(report, frame, tmp_path)
     assert "no per-case folders" in html and "<details>" not in html
 
