@@ -18,6 +18,7 @@ from typing import Any
 
 from eval_harness._util.atomic_files import atomic_write_json, file_lock, read_json
 from eval_harness._util.clock import utc_date, utc_timestamp
+from eval_harness._util.file_modes import make_dirs
 from eval_harness._version import __version__
 from eval_harness.matrix.builder import Condition
 from eval_harness.matrix.ids import HASH_VERSION
@@ -59,7 +60,7 @@ def open_run_dirs(
     """Find or create the run directory of every wanted (condition, replication); mark
     each ``running`` in its run.json."""
     out: dict[tuple[str, int], RunDir] = {}
-    eval_dir.mkdir(parents=True, exist_ok=True)
+    make_dirs(eval_dir)
     with file_lock(eval_dir / ".lock"):
         for cond, rep in wanted:
             key = (cond.condition_id, rep)
@@ -68,7 +69,7 @@ def open_run_dirs(
             path = existing.get(key) or _find_existing(eval_dir, key)
             if path is None:
                 path = _new_name(eval_dir, cond, rep, replications)
-                (path / "cases").mkdir(parents=True, exist_ok=True)
+                make_dirs(path / "cases")
                 atomic_write_json(path / "condition.json",
                                   {"condition_id": cond.condition_id, "levels": cond.levels})
             run = RunDir(path, cond, rep, digests[cond.condition_id])
