@@ -10,7 +10,9 @@ later run — resume, ``--force``, a new shard, a raised replication count — w
 
 from __future__ import annotations
 
+import contextlib
 import os
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -106,6 +108,18 @@ def update_run_json(run: RunDir, eval_name: str, *, status: str, shard: str | No
                     last_started_at=now if starting else old.get("last_started_at"),
                     aborted_reason=aborted_reason if status == "aborted" else None)
         atomic_write_json(run.path / "run.json", data)
+    # a run's status changed: the eval folder's mtime says so, which is all the dashboard's
+    # change token looks at between its full passes (serve/catalog.py)
+    touch_eval_folder(run.path.parent)
+
+
+def touch_eval_folder(eval_dir: Path) -> None:
+    """Move the eval folder's mtime forward (at least 1 ns, even within one tick of a
+    coarse file-system clock): a reader comparing it sees that something changed."""
+    with contextlib.suppress(OSError):
+        st = os.stat(eval_dir)
+        now = time.time_ns()
+        os.utime(eval_dir, ns=(st.st_atime_ns, max(now, st.st_mtime_ns + 1)))
 
 
 def finish_run_dir(run: RunDir, eval_name: str, case_ids: list[str], *, aborted: bool,
