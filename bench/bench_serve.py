@@ -14,6 +14,8 @@ Each page is timed ``--repeat`` times; the minimum is compared (least disturbed 
 shared machine), the median printed beside it. Exit status 1 when a target is missed.
 
 Run: nice -n 10 python bench/bench_serve.py [--keep DIR] [--example runs/example-root]
+Many runs (issue 34): python bench/bench_serve.py --many-runs 10000 (the evals page and the
+token endpoints, first request and repeats; no target, compare before/after).
 """
 
 from __future__ import annotations
@@ -73,6 +75,52 @@ def startup(example: Path) -> float:
     return dt
 
 
+def _many_runs_tree(root: Path, runs: int, evals: int) -> None:
+    """``runs`` small finished runs (run.json, condition.json, one case) in ``evals`` eval
+    folders: the shape of a long-lived runs directory."""
+    import json
+
+    for i in range(runs):
+        run = root / f"eval-{i % evals}" / f"run-{i:05d}"
+        case = run / "cases" / "c0"
+        case.mkdir(parents=True)
+        cond = {"condition_id": f"{i % 8:012x}", "levels": {"model": f"m{i % 8}"}}
+        (run / "condition.json").write_text(json.dumps(cond))
+        (run / "run.json").write_text(json.dumps({
+            **cond, "run_id": run.name, "replication": 1 + i // (8 * evals),
+            "status": "complete", "started_at": "2026-01-01T00:00:00Z",
+            "finished_at": "2026-01-01T00:01:00Z"}))
+
+
+def many_runs(runs: int, evals: int, repeat: int) -> None:
+    """The evals page and the token endpoints (each open page polls one every 2 s) over
+    ``runs`` runs: the first request, then repeats (what a person browsing pays)."""
+    from eval_harness.serve import catalog
+    from eval_harness.serve.live import background_server
+
+    # the catalog is rechecked at most every REWALK_S (2 s), the interval pages poll at:
+    # with 0, each repeat here pays what a poll pays
+    catalog.REWALK_S = 0.0
+    from eval_harness.serve import app as app_module
+
+    app_module.warm = lambda dash: None  # type: ignore[assignment]  # no background analysis
+    tmp = Path(tempfile.mkdtemp(prefix="eh-bench-many-"))
+    try:
+        t = time.perf_counter()
+        _many_runs_tree(tmp, runs, evals)
+        print(f"wrote {runs:,} runs in {evals} evals in {time.perf_counter() - t:.1f} s")
+        with background_server([tmp], wait_s=0) as (base, _):
+            print(f"{'request (' + format(runs, ',') + ' runs)':<42} {'first s':>8} "
+                  f"{'min s':>8} {'median s':>9}")
+            for name, path in (("evals page", "/"), ("global token", "/token"),
+                               ("eval token", "/e/eval-0/token")):
+                first, _, _ = _get(base + path)
+                lo, med, _ = _time(base + path, repeat)
+                print(f"{name:<42} {first:>8.3f} {lo:>8.3f} {med:>9.3f}")
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--conditions", type=int, default=16)
@@ -82,7 +130,13 @@ def main() -> int:
     ap.add_argument("--keep", metavar="DIR", help="write (or reuse) the runs here")
     ap.add_argument("--example", metavar="DIR", help="runs root of the example "
                     "(orchestrate --config configs/example.yaml writes runs/)")
+    ap.add_argument("--many-runs", type=int, metavar="N", help="instead: the evals page "
+                    "and the token endpoints over N small runs (issue 34: 10000)")
+    ap.add_argument("--many-evals", type=int, default=4, help="eval folders of --many-runs")
     args = ap.parse_args()
+    if args.many_runs:
+        many_runs(args.many_runs, args.many_evals, args.repeat)
+        return 0
     from eval_harness.serve.live import background_server
 
     tmp = Path(args.keep or tempfile.mkdtemp(prefix="eh-bench-serve-"))

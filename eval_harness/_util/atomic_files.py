@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, TextIO, Union
 
+from eval_harness._util.file_modes import file_mode, make_dirs
 from eval_harness._util.redact import redact
 from eval_harness._util.regular_files import open_regular
 
@@ -42,7 +43,7 @@ def _write_fd(fd: int, data: bytes) -> None:
 
 def write_bytes(path: StrPath, data: bytes) -> None:
     """Create or truncate ``path`` and write ``data`` (plain, not atomic)."""
-    fd = os.open(path, _NEW_FILE, 0o666)
+    fd = os.open(path, _NEW_FILE, file_mode())
     try:
         _write_fd(fd, data)
     finally:
@@ -54,7 +55,7 @@ def atomic_write_bytes(path: StrPath, data: bytes) -> None:
     path = os.fspath(path)
     tmp = _tmp_name(path)
     try:
-        fd = os.open(tmp, _NEW_FILE | os.O_EXCL, 0o666)
+        fd = os.open(tmp, _NEW_FILE | os.O_EXCL, file_mode())
         try:
             _write_fd(fd, data)
             if _FSYNC:
@@ -83,7 +84,7 @@ def atomic_text_writer(path: StrPath) -> Iterator[TextIO]:
     path = os.fspath(path)
     tmp = _tmp_name(path)
     try:
-        with open(os.open(tmp, _NEW_FILE | os.O_EXCL, 0o666), "w", encoding="utf-8") as fh:
+        with open(os.open(tmp, _NEW_FILE | os.O_EXCL, file_mode()), "w", encoding="utf-8") as fh:
             yield fh
             if _FSYNC:
                 fh.flush()
@@ -149,8 +150,8 @@ def file_lock(path: Path) -> Iterator[None]:
     Serialises processes (shards writing into one runs directory) on this machine and on
     filesystems that honour flock (local disks; NFS with lock support).
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    make_dirs(path.parent)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, file_mode())
     try:
         fcntl.flock(fd, fcntl.LOCK_EX)
         yield

@@ -34,6 +34,7 @@ def write_text_atomic(path: str | os.PathLike[str], text: str) -> None:
     """Write ``text`` (UTF-8) to ``path`` atomically, creating its folder: the store's
     temp-file-and-rename writer (:func:`eval_harness._util.atomic_files.atomic_write_bytes`)."""
     from eval_harness._util.atomic_files import atomic_write_bytes
+    from eval_harness._util.file_modes import make_dirs
 
-    Path(path).parent.mkdir(parents=True, exist_ok=True)
+    make_dirs(Path(path).parent)
     atomic_write_bytes(path, text.encode("utf-8"))

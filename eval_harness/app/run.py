@@ -97,7 +97,10 @@ def run(options: RunOptions) -> RunOutcome:
                   condition_specs=options.condition)
     engine = dataclasses.replace(
         engine, concurrency=effective_concurrency(options.concurrency, exp.loaded.config))
+    from eval_harness._util.file_modes import set_runs_mode
     from eval_harness.store.writable import require_writable
+
+    set_runs_mode(exp.loaded.config.execution.runs_mode)  # before the first file we create
 
     # before anything writes there (the verdict cache, eval_config.json, run dirs), also
     # when nothing is left to do and under --force: one line, exit 2

@@ -18,6 +18,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from eval_harness._util.file_modes import make_dirs
 from eval_harness._util.json_text import write_text_atomic
 from eval_harness.config.loader import LoadedConfig
 from eval_harness.config.masking import mask_secrets
@@ -34,7 +35,7 @@ def record_config(loaded: LoadedConfig, eval_dir: Path, written_at: str,
     with the agent's file hashes (``fingerprint``) to name what changed next time and the
     judge digests the records carry (``judges.scorer.config_judge_digests`` of the config:
     the judges layer computes them, the config layer only records them)."""
-    eval_dir.mkdir(parents=True, exist_ok=True)
+    make_dirs(eval_dir)
     raw = {k: v for k, v in loaded.raw.items() if k != "extends"}  # already merged
     # the judge digests the records carry (of the interpolated judges): `config` keeps
     # `${VAR}` as written and masks secrets, so its judges digest differently

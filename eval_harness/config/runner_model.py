@@ -159,6 +159,10 @@ class ExecutionBlock(Block):
     steps: list[StepBlock] = Field(
         default_factory=list, description="Multi-step pipeline (agent-eval-harness): each "
         "step one call in the case's shared workspace; replaces skill / prompt.")
+    runs_mode: Literal["private", "shared"] = Field(
+        "private", description="Permissions of what a run creates under the runs directory: "
+        "`private` (folders 0700, files 0600: other users of the machine read nothing) or "
+        "`shared` (your umask decides, for a shared runs folder).")
     parallelism: StrictInt | None = Field(
         None, ge=1, description="Cells in flight when --concurrency is not given "
         "(agent-eval-harness execution.parallelism).")

@@ -23,6 +23,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from eval_harness._util.file_modes import create_file, make_dirs
 from eval_harness._util.redact import redact
 
 
@@ -68,8 +69,8 @@ class VerdictCache:
         with self._lock:
             self._entries[key] = entry
             if self.path is not None:
-                self.path.parent.mkdir(parents=True, exist_ok=True)
-                with self.path.open("a", encoding="utf-8") as fh:
+                make_dirs(self.path.parent)
+                with open(create_file(self.path, append=True), "a", encoding="utf-8") as fh:
                     fh.write(line + "\n")
 
     def __len__(self) -> int:

@@ -26,7 +26,7 @@ from eval_harness.matrix.builder import Condition
 
 RUNTIME_KNOBS = ("timeout", "kill_grace", "retries", "max_budget_usd", "transient_exit_codes",
                  "quota_exit_codes", "max_spend", "max_tokens_per_cell", "max_cost_per_cell",
-                 "executor", "ray_address")
+                 "executor", "ray_address", "runs_mode")
 DIGEST_BLOCKS = ("runner", "execution", "models", "outputs")
 
 

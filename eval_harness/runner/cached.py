@@ -15,6 +15,7 @@ import os
 from collections.abc import Callable
 from typing import Any
 
+from eval_harness._util.file_modes import create_file
 from eval_harness.cache.keys import call_key
 from eval_harness.cache.store import CallCache
 from eval_harness.runner.contract import Runner, RunRequest, RunResult
@@ -121,7 +122,8 @@ class CachedRunner:
 
             result.argv = mask_argv(argv(request), list(request.secrets))
             for name, text in (("stdout.log", result.stdout), ("stderr.log", result.stderr)):
-                with open(os.path.join(request.case_dir, name), "w", encoding="utf-8") as fh:
+                with open(create_file(os.path.join(request.case_dir, name)), "w",
+                          encoding="utf-8") as fh:
                     fh.write(text)
         return result
 

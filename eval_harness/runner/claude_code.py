@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from eval_harness._util.child_env import child_env
+from eval_harness._util.file_modes import make_dirs
 from eval_harness.config.models import EvalConfig
 from eval_harness.runner.claude_settings import (
     agent_flags,
@@ -124,7 +125,7 @@ class ClaudeCodeRunner:
 
         cfg = self.config
         workspace = request.case_dir / "workspace"
-        workspace.mkdir(exist_ok=True)
+        make_dirs(workspace)
         if cfg.runner is not None:
             stage_agent_files(cfg.runner, request.config_dir, request.case_dir, workspace)
         if cfg.dataset is not None and cfg.dataset.workspace is not None:

@@ -45,6 +45,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from eval_harness._util.file_modes import create_file, limit, make_dirs
 from eval_harness._util.regular_files import open_regular
 from eval_harness.config.runner_model import RunnerBlock
 from eval_harness.errors import ConfigError
@@ -206,12 +207,13 @@ def _copy_plain_tree(source: Path, dest: Path) -> None:
     for top, dirs, files in os.walk(source, followlinks=False):
         dirs[:] = [d for d in dirs if d not in _SKIPPED]
         target = dest / Path(top).relative_to(source)
-        target.mkdir(parents=True, exist_ok=True)
+        make_dirs(target)
         for name in files:
             fd = open_regular(str(Path(top) / name), os.O_RDONLY, nofollow=True)
-            with os.fdopen(fd, "rb") as src, open(target / name, "wb") as out:
+            with os.fdopen(fd, "rb") as src, open(create_file(target / name), "wb") as out:
                 shutil.copyfileobj(src, out)
-            shutil.copymode(Path(top) / name, target / name, follow_symlinks=False)
+                # the source's bits (a script stays executable), never beyond the runs mode
+                os.fchmod(out.fileno(), limit(stat.S_IMODE(os.fstat(src.fileno()).st_mode)))
 
 
 def stage_agent_files(runner: RunnerBlock, config_dir: Path, case_dir: Path,
@@ -221,8 +223,9 @@ def stage_agent_files(runner: RunnerBlock, config_dir: Path, case_dir: Path,
         source = (config_dir / entry).resolve()
         dest = workspace / STAGED / source.name
         if not dest.exists():
-            dest.parent.mkdir(parents=True, exist_ok=True)
+            make_dirs(dest.parent)
             _copy_plain_tree(source, dest)
     if _needs_settings(runner):
         doc = settings_document(runner, Path.cwd(), workspace)
-        (case_dir / SETTINGS_FILE).write_text(json.dumps(doc, indent=2), encoding="utf-8")
+        with open(create_file(case_dir / SETTINGS_FILE), "w", encoding="utf-8") as fh:
+            fh.write(json.dumps(doc, indent=2))

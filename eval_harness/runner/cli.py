@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from eval_harness._util.child_env import child_env
+from eval_harness._util.file_modes import make_dirs
 from eval_harness._util.numbers import run_number
 from eval_harness._util.untrusted_json import loads_reply
 from eval_harness.config.models import EvalConfig
@@ -277,7 +278,7 @@ class CliRunner:
             before = snapshot(case_dir / "workspace")
         out_dir = Path(self._output_dir(case_str))
         if self.needs_output:
-            out_dir.mkdir(parents=True, exist_ok=True)
+            make_dirs(out_dir)
         argv = self.build_argv(request)
         stdin = None
         if cfg.execution.prompt:

@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from eval_harness._util.clock import utc_timestamp
+from eval_harness._util.file_modes import set_runs_mode
 from eval_harness._util.retrying import CURRENT_STOP
 from eval_harness.config.envvars import env_references
 from eval_harness.config.models import EvalConfig
@@ -137,6 +138,7 @@ class Engine:
                  runner_factory: Callable[[EvalConfig], Runner] = build_runner) -> None:
         self.exp = exp
         self.scorer = scorer
+        set_runs_mode(exp.loaded.config.execution.runs_mode)  # modes of what the run writes
         self.opt = options
         self.eval_dir = options.runs_dir / exp.name
         self._factory = runner_factory

@@ -32,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from eval_harness._util.child_env import child_env
+from eval_harness._util.file_modes import create_file, make_dirs
 from eval_harness._util.redact import redact_file
 from eval_harness.config.blocks import HookEntry
 from eval_harness.errors import UsageError
@@ -60,9 +61,9 @@ def _run_one(entry: HookEntry, env: Mapping[str, str], cwd: Path, log: Path) -> 
             return None  # a condition that cannot decide skips the hook, as there
         if test.returncode != 0:
             return None
-    log.parent.mkdir(parents=True, exist_ok=True)
+    make_dirs(log.parent)
     try:
-        with open(log, "wb") as out:
+        with open(create_file(log), "wb") as out:
             proc = subprocess.Popen(["bash", "-c", entry.command], env=child_env(env, base={}),
                                     cwd=cwd,
                                     stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
@@ -175,7 +176,7 @@ class HookedRunner:
         """The hooks and the call; a failing ``fail`` hook makes the cell errored."""
         case_dir = Path(os.path.abspath(request.case_dir))
         workspace = case_dir / "workspace"
-        workspace.mkdir(parents=True, exist_ok=True)
+        make_dirs(workspace)
         source = request.case_files
         env = {**base_env(self.config_path, self.eval_dir, str(case_dir.parent.parent.name),
                           request.model),

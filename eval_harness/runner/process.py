@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+from eval_harness._util.file_modes import file_mode
 from eval_harness._util.redact import redact_bytes, redact_file
 from eval_harness._util.safe_text import safe_text
 from eval_harness.runner.watchdog import WATCHDOG, Watch
@@ -178,9 +179,9 @@ class ProcessGroup:
         """
         start = time.monotonic()
         threads: list[threading.Thread] = []
-        out = os.open(stdout_path, _LOG_FLAGS, 0o666)
+        out = os.open(stdout_path, _LOG_FLAGS, file_mode())
         try:
-            err = os.open(stderr_path, _LOG_FLAGS, 0o666)
+            err = os.open(stderr_path, _LOG_FLAGS, file_mode())
         except BaseException:
             os.close(out)
             raise

@@ -101,6 +101,7 @@ def _stage_dir(folder: Path | None) -> dict[str, bytes] | None:
 def _lay_out(root: Path, files: dict[str, bytes]) -> None:
     """Write ``files`` (relative POSIX paths, as :func:`_collect` makes them) under root."""
     from eval_harness._util.atomic_files import write_bytes
+    from eval_harness._util.file_modes import make_dirs
 
     base = os.fspath(root)
     for rel, data in files.items():
@@ -109,7 +110,7 @@ def _lay_out(root: Path, files: dict[str, bytes]) -> None:
             raise ValueError(f"staged path {rel!r} leaves its folder")
         target = os.path.join(base, *parts)
         if len(parts) > 1:
-            os.makedirs(os.path.dirname(target), exist_ok=True)
+            make_dirs(os.path.dirname(target))
         write_bytes(target, data)
 
 

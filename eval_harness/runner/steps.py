@@ -20,6 +20,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
+from eval_harness._util.file_modes import make_dirs
 from eval_harness.config.models import EvalConfig
 from eval_harness.runner.contract import Runner, RunnerFactory, RunRequest, RunResult
 
@@ -92,7 +93,7 @@ class StepsRunner:
     @staticmethod
     def _keep_logs(case_dir: Path, step_id: str) -> None:
         dest = Path(case_dir) / "steps" / step_id
-        dest.mkdir(parents=True, exist_ok=True)
+        make_dirs(dest)
         for name in ("stdout.log", "stderr.log"):
             src = Path(case_dir) / name
             if os.path.isfile(src):

@@ -20,19 +20,21 @@ from typing import Any
 
 import yaml
 
+from eval_harness._util.file_modes import copy_file, create_file, make_dirs
+
 MAX_ANNOTATION_BYTES = 1_000_000
 
 
 def stage_workspace(workspace: Path, resolved_input: Mapping[str, Any], case_files: Path | None,
                     output_paths: list[str]) -> None:
     """Create the workspace with input.yaml (+ answers.yaml) and the output folders."""
-    workspace.mkdir(parents=True, exist_ok=True)
-    with open(workspace / "input.yaml", "w", encoding="utf-8") as fh:
+    make_dirs(workspace)
+    with open(create_file(workspace / "input.yaml"), "w", encoding="utf-8") as fh:
         yaml.safe_dump(dict(resolved_input), fh, allow_unicode=True, sort_keys=False)
     if case_files is not None and (case_files / "answers.yaml").is_file():
-        shutil.copyfile(case_files / "answers.yaml", workspace / "answers.yaml")
+        copy_file(case_files / "answers.yaml", workspace / "answers.yaml")
     for rel in output_paths:
-        (workspace / rel).mkdir(parents=True, exist_ok=True)
+        make_dirs(workspace / rel)
 
 
 def copy_case_files(workspace: Path, case_files: Path | None, files: Sequence[str]) -> None:
@@ -48,7 +50,7 @@ def copy_case_files(workspace: Path, case_files: Path | None, files: Sequence[st
         if not source.exists() or not source.resolve().is_relative_to(root):
             continue
         dest = workspace / rel
-        dest.parent.mkdir(parents=True, exist_ok=True)
+        make_dirs(dest.parent)
         if source.is_dir():
             shutil.copytree(source, dest, symlinks=True, dirs_exist_ok=True)
         else:

@@ -132,13 +132,16 @@ def _params(request: Request) -> dict[str, str]:
 
 def evals_page(request: Request) -> Response:
     d: Dashboard = request.app.state.dash
-    from eval_harness.serve.evaldata import run_meta
+    from eval_harness.serve.evaldata import run_meta_cached
 
     rows = []
+    tokens = {}
     for entry in d.catalog.entries().values():
         data = d.cache.cached(entry.key)
-        # run.json of each run (cheap) even before the eval is analysed
-        metas = list(run_meta(entry).values())
+        # run.json of each run even before the eval is analysed; read again only when the
+        # eval's change token moved
+        tokens[entry.key] = change_token(entry)
+        metas = list(run_meta_cached(entry, tokens[entry.key]).values())
         finished = sorted(filter(None, (m.finished_at for m in metas)))
         rows.append({"entry": entry, "n_runs": len(entry.runs),
                      "summary": views.frame_summary(data) if data else None,
@@ -146,7 +149,7 @@ def evals_page(request: Request) -> Response:
                      "replications": max((m.replication for m in metas), default=0),
                      "run_status": _run_status(metas),
                      "last": finished[-1] if finished else None})
-    page = d.render(request, "evals.html", rows=rows, token=_global_token(d),
+    page = d.render(request, "evals.html", rows=rows, token=_global_token(d, tokens),
                     skipped=d.catalog.skipped)
     warm(request.app.state.dash)  # the evals a person is about to open start analysing
     return page
@@ -159,9 +162,11 @@ def _run_status(metas: list[Any]) -> dict[str, int]:
     return out
 
 
-def _global_token(d: Dashboard) -> str:
+def _global_token(d: Dashboard, known: dict[str, str] | None = None) -> str:
     entries = d.catalog.entries()
-    return "-".join([str(len(entries))] + [change_token(e)[:8] for e in entries.values()])
+    known = known or {}
+    return "-".join([str(len(entries))] + [(known.get(e.key) or change_token(e))[:8]
+                                           for e in entries.values()])
 
 
 Builder = Callable[[Request, "Dashboard", EvalEntry, EvalData], dict[str, Any]]

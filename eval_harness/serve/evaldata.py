@@ -12,6 +12,7 @@ browsed, not by the number served.
 from __future__ import annotations
 
 import functools
+import os
 import queue
 import threading
 import time
@@ -109,6 +110,24 @@ class Failed:
 
     token: str
     message: str
+
+
+_META: dict[str, tuple[str, dict[str, RunMeta]]] = {}
+_META_LOCK = threading.Lock()
+
+
+def run_meta_cached(entry: EvalEntry, token: str) -> dict[str, RunMeta]:
+    """:func:`run_meta`, read again only when the eval's change token moved (the evals
+    page: O(evals) work on a repeat load, not a ``run.json`` read per run)."""
+    key = os.fspath(entry.path)
+    with _META_LOCK:
+        got = _META.get(key)
+    if got is not None and got[0] == token:
+        return got[1]
+    meta = run_meta(entry)
+    with _META_LOCK:
+        _META[key] = (token, meta)
+    return meta
 
 
 def run_meta(entry: EvalEntry) -> dict[str, RunMeta]:

@@ -15,6 +15,7 @@ import os
 from typing import Any
 
 from eval_harness._util.atomic_files import StrPath, atomic_write_json, write_json
+from eval_harness._util.file_modes import dir_mode, make_dirs
 from eval_harness.store.records import SCHEMA_VERSION, CaseRecord, JudgeScore
 from eval_harness.store.run_result import RunResult
 from eval_harness.trace.model import mask_keys
@@ -26,9 +27,9 @@ def begin_case(case_dir: StrPath, resolved_input: dict[str, Any]) -> None:
     behind), write the resolved input."""
     case_dir = os.fspath(case_dir)
     try:
-        os.mkdir(case_dir)
+        os.mkdir(case_dir, dir_mode())
     except FileNotFoundError:  # the run's cases/ folder itself is missing
-        os.makedirs(case_dir)
+        make_dirs(case_dir)
     except FileExistsError:  # a rerun: clean up before anything new is written
         with contextlib.suppress(FileNotFoundError):
             os.unlink(os.path.join(case_dir, "record.json"))

@@ -23,6 +23,8 @@ import fcntl
 import os
 from collections.abc import Iterator
 
+from eval_harness._util.file_modes import file_mode, make_dirs
+
 CLAIM = ".claim"
 
 
@@ -30,8 +32,8 @@ CLAIM = ".claim"
 def claim_cell(case_dir: str | os.PathLike[str]) -> Iterator[bool]:
     """Hold the cell's claim for the block; yields False when another process holds it."""
     case_dir = os.fspath(case_dir)
-    os.makedirs(case_dir, exist_ok=True)
-    fd = os.open(os.path.join(case_dir, CLAIM), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+    make_dirs(case_dir)
+    fd = os.open(os.path.join(case_dir, CLAIM), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, file_mode())
     try:
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)

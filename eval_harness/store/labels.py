@@ -23,6 +23,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from eval_harness._util.atomic_files import file_lock
+from eval_harness._util.file_modes import create_file
 from eval_harness.errors import ConfigError
 
 LABELS_FILE = "labels.jsonl"
@@ -75,7 +76,7 @@ def append_label(eval_dir: str | os.PathLike[str], row: LabelRow) -> None:
     # allow_nan=False: never a line no JSON reader takes (the row refuses them already)
     line = json.dumps(row.model_dump(), ensure_ascii=False, sort_keys=True,
                       allow_nan=False) + "\n"
-    with file_lock(Path(eval_dir) / ".labels.lock"), open(path, "a", encoding="utf-8") as fh:
+    with file_lock(Path(eval_dir) / ".labels.lock"), open(create_file(path, append=True), "a", encoding="utf-8") as fh:
         fh.write(line)
 
 

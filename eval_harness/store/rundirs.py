@@ -10,7 +10,9 @@ later run — resume, ``--force``, a new shard, a raised replication count — w
 
 from __future__ import annotations
 
+import contextlib
 import os
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,6 +20,7 @@ from typing import Any
 
 from eval_harness._util.atomic_files import atomic_write_json, file_lock, read_json
 from eval_harness._util.clock import utc_date, utc_timestamp
+from eval_harness._util.file_modes import make_dirs
 from eval_harness._version import __version__
 from eval_harness.matrix.builder import Condition
 from eval_harness.matrix.ids import HASH_VERSION
@@ -59,7 +62,7 @@ def open_run_dirs(
     """Find or create the run directory of every wanted (condition, replication); mark
     each ``running`` in its run.json."""
     out: dict[tuple[str, int], RunDir] = {}
-    eval_dir.mkdir(parents=True, exist_ok=True)
+    make_dirs(eval_dir)
     with file_lock(eval_dir / ".lock"):
         for cond, rep in wanted:
             key = (cond.condition_id, rep)
@@ -68,7 +71,7 @@ def open_run_dirs(
             path = existing.get(key) or _find_existing(eval_dir, key)
             if path is None:
                 path = _new_name(eval_dir, cond, rep, replications)
-                (path / "cases").mkdir(parents=True, exist_ok=True)
+                make_dirs(path / "cases")
                 atomic_write_json(path / "condition.json",
                                   {"condition_id": cond.condition_id, "levels": cond.levels})
             run = RunDir(path, cond, rep, digests[cond.condition_id])
@@ -105,6 +108,18 @@ def update_run_json(run: RunDir, eval_name: str, *, status: str, shard: str | No
                     last_started_at=now if starting else old.get("last_started_at"),
                     aborted_reason=aborted_reason if status == "aborted" else None)
         atomic_write_json(run.path / "run.json", data)
+    # a run's status changed: the eval folder's mtime says so, which is all the dashboard's
+    # change token looks at between its full passes (serve/catalog.py)
+    touch_eval_folder(run.path.parent)
+
+
+def touch_eval_folder(eval_dir: Path) -> None:
+    """Move the eval folder's mtime forward (at least 1 ns, even within one tick of a
+    coarse file-system clock): a reader comparing it sees that something changed."""
+    with contextlib.suppress(OSError):
+        st = os.stat(eval_dir)
+        now = time.time_ns()
+        os.utime(eval_dir, ns=(st.st_atime_ns, max(now, st.st_mtime_ns + 1)))
 
 
 def finish_run_dir(run: RunDir, eval_name: str, case_ids: list[str], *, aborted: bool,

@@ -91,12 +91,21 @@ def test_label_post_writes_only_labels(client, runs_copy: Path) -> None:
     assert len(read_labels(runs_copy / "starter" / "labels.jsonl")) == 1
 
 
-def test_page_reflects_runs_changing(client, runs_copy: Path) -> None:
+def test_page_reflects_runs_changing(client, runs_copy: Path, monkeypatch) -> None:
+    from eval_harness.serve import catalog
+    from eval_harness.store.rundirs import touch_eval_folder
+
     first = client.get("/e/starter/token").json()["token"]
     run = sorted((runs_copy / "starter").glob("*/run.json"))[0]
     rec = json.loads(run.read_text())
     rec["status"] = "running"  # a run in progress: its case folders are watched too
     run.write_text(json.dumps(rec))
+    # a status change is announced by the eval folder's mtime (store.rundirs.update_run_json
+    # does this); an unannounced edit shows at the next full pass
+    monkeypatch.setattr(catalog, "FULL_PASS_S", 0.0)
+    assert client.get("/e/starter/token").json()["token"] != first
+    monkeypatch.setattr(catalog, "FULL_PASS_S", 3600.0)
+    touch_eval_folder(runs_copy / "starter")
     second = client.get("/e/starter/token").json()["token"]
     assert second != first
     case = next((run.parent / "cases").iterdir())

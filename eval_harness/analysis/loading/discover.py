@@ -31,12 +31,13 @@ class RunDir:
 
 
 def _walk(root: str, out: list[RunDir], seen: set[str], base: str, visited: set[str],
-          skipped: list[str]) -> None:
+          skipped: list[str], folders: dict[str, int]) -> None:
     here = os.path.realpath(root)
     if here in visited:  # reached again through a symlink (a loop): walked once
         return
     visited.add(here)
     try:
+        mtime = os.stat(root).st_mtime_ns  # before the scan: a later change shows
         with os.scandir(root) as it:
             entries = list(it)
     except OSError:  # not a directory, permission, symlink loop (ELOOP), vanished
@@ -49,6 +50,7 @@ def _walk(root: str, out: list[RunDir], seen: set[str], base: str, visited: set[
             seen.add(real)
             out.append(RunDir(root, layout))
         return
+    folders[root] = mtime
     for e in sorted(entries, key=lambda e: e.name):
         if e.name.startswith(".") or e.name == "cases":
             continue
@@ -61,13 +63,16 @@ def _walk(root: str, out: list[RunDir], seen: set[str], base: str, visited: set[
         except OSError:
             continue
         if is_dir:
-            _walk(e.path, out, seen, base, visited, skipped)
+            _walk(e.path, out, seen, base, visited, skipped, folders)
 
 
 def find_run_dirs(roots: Iterable[str | os.PathLike[str]],
-                  skipped: list[str] | None = None) -> list[RunDir]:
+                  skipped: list[str] | None = None,
+                  folders: dict[str, int] | None = None) -> list[RunDir]:
     """Every run directory under `roots`, in sorted path order per root; symlinks leading
-    out of a root are noted in ``skipped`` (when given) and not followed."""
+    out of a root are noted in ``skipped`` (when given) and not followed. ``folders``
+    (when given) receives every directory the walk scanned that is not a run, with its
+    mtime_ns before the scan: a new run (or eval) appears in one of them, changing it."""
     out: list[RunDir] = []
     seen: set[str] = set()
     notes: list[str] = [] if skipped is None else skipped
@@ -75,5 +80,6 @@ def find_run_dirs(roots: Iterable[str | os.PathLike[str]],
         path = os.fspath(root)
         if not os.path.isdir(path):
             raise UsageError(f"no such directory: {path}", hint="pass a runs directory")
-        _walk(path, out, seen, os.path.realpath(path), set(), notes)
+        _walk(path, out, seen, os.path.realpath(path), set(), notes,
+              {} if folders is None else folders)
     return out
