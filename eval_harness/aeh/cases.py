@@ -19,18 +19,32 @@ missing fact (None), never an error.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from eval_harness._util.numbers import run_number
-from eval_harness.aeh.scoring import AehRule, case_facts, case_record, read_summary, run_dict
+from eval_harness.aeh.scoring import (
+    SUMMARY,
+    AehRule,
+    case_facts,
+    case_record,
+    read_summary,
+    run_dict,
+)
 from eval_harness.analysis.loading.run_views import CaseView, JudgeView
 from eval_harness.analysis.loading.runfiles import UnreadableRun, read_json_object
+from eval_harness.config.yamlfast import fast_load
+from eval_harness.config.yamlio import read_yaml_text
 from eval_harness.store.confine import open_run_file
 
 MAX_TEXT = 200_000  # characters of a log shown as the answer
+#: at most this many cases are read from their own entries' text (beyond: one full parse)
+MAX_SLICED = 400
+#: an entry line of ``per_case`` (indented two) that is a plain key on its own
+_PLAIN_KEY = re.compile(r"[^\s'\"?{\[&*!|>%@`#,\]}:-](?:[^\s:#,\[\]{}]|:(?=\S)|[ ](?=[^\s#:]))*")
 
 
 @dataclass(frozen=True)
@@ -75,13 +89,16 @@ def iter_cases(path: str | os.PathLike[str], case_ids: Iterable[str],
     holds every case, so reading it per case is quadratic in cases. One case at a time, so
     a caller keeps only the answers it needs."""
     run_dir = Path(path)
-    try:
-        summary = read_summary(str(run_dir))
-    except UnreadableRun:
-        return
-    per_case = summary.get("per_case") or {}
-    # the entry of a case id is its first key whose text is that id
-    entries = {str(k): v for k, v in reversed(list(per_case.items()))}
+    case_ids = list(case_ids)
+    entries = _entries_of(run_dir, case_ids) if len(case_ids) <= MAX_SLICED else None
+    if entries is None:
+        try:
+            summary = read_summary(str(run_dir))
+        except UnreadableRun:
+            return
+        per_case = summary.get("per_case") or {}
+        # the entry of a case id is its first key whose text is that id
+        entries = {str(k): v for k, v in reversed(list(per_case.items()))}
     try:
         run_facts: Mapping[str, Facts] | None = case_facts(
             read_json_object(str(run_dir / "run_result.json")))
@@ -95,6 +112,83 @@ def iter_cases(path: str | os.PathLike[str], case_ids: Iterable[str],
 
 
 Facts = tuple[float, float, float]
+
+
+def _str_plain(text: str) -> bool:
+    """Whether the plain scalar ``text`` reads as that very string (not a number, a
+    boolean, null, a date, ...)."""
+    import yaml
+
+    return bool(_PLAIN_KEY.fullmatch(text)) and yaml.resolver.Resolver().resolve(
+        yaml.ScalarNode, text, (True, False)) == "tag:yaml.org,2002:str"
+
+
+def _entries_of(run_dir: Path, case_ids: list[str]) -> dict[str, Any] | None:
+    """{case id: its ``per_case`` entry} for ``case_ids``, each parsed from its own lines of
+    summary.yaml; None (parse the whole summary) unless that is provably the same data.
+
+    The drill-down shows at most a few hundred cases of runs the loader has just parsed
+    whole; parsing each run's summary again for them cost as much as loading it (a second
+    parse of every summary.yaml). Keeping the parsed summaries instead would hold every
+    run's cases at once (3 MB a run of 5,000 cases). So the wanted entries are cut out of
+    the text: the lines from ``  <id>:`` to the next line indented two, or the first line
+    not indented, within the one ``per_case:`` line's block. It is the same data when the
+    layout is the one ``yaml.dump`` writes, and that is checked: the top level has plain
+    keys only and one ``per_case:`` line, whose block indents its keys by two, every line
+    indented two is a plain key (on its own line) that reads as the same string, no two
+    alike, and every wanted id is one of them. A line inside a quoted text that looks like
+    a key then either repeats a real key (refused) or cuts a quoted text short (its slice
+    does not parse: refused). Each slice must parse to one mapping of exactly that key.
+    """
+    try:
+        text = read_yaml_text(run_dir / SUMMARY, nofollow=True)
+    except (OSError, ValueError):
+        return None
+    lines = text.split("\n")
+    start = -1
+    for i, line in enumerate(lines):
+        if not line or line[0] in " #":
+            continue
+        if line[0] in "'\"?{[&*!%-@`|>":
+            return None  # not plain top-level keys: a document marker, a quoted key, ...
+        if line.startswith("per_case:"):
+            if start != -1 or line.rstrip() != "per_case:":
+                return None
+            start = i + 1
+    if start == -1:
+        return None
+    keys: dict[str, int] = {}  # key text -> its line
+    end = len(lines)
+    for i in range(start, len(lines)):
+        line = lines[i]
+        if not line.strip():
+            continue
+        if line[0] != " ":
+            end = i
+            break
+        if line[1:2] == " " and line[2:3] not in (" ", ""):  # indented two: a key line
+            if not (line.endswith(":") and _str_plain(key := line[2:-1]) and key not in keys):
+                return None
+            keys[key] = i
+        elif not keys:
+            return None  # the block's first line is not a key indented two
+    order = sorted(keys.values())
+    following = {here: nxt for here, nxt in zip(order, order[1:] + [end], strict=True)}
+    out: dict[str, Any] = {}
+    for cid in case_ids:
+        if cid in out:
+            continue
+        at = keys.get(cid)
+        if at is None:
+            return None
+        try:
+            got = fast_load("\n".join(lines[at:following[at]]) + "\n")
+        except (ValueError, RecursionError):
+            return None
+        if not (isinstance(got, dict) and len(got) == 1 and cid in got):
+            return None
+        out[cid] = got[cid]
+    return out
 
 
 def _own_facts(case_dir: Path, case_id: str) -> Facts | None:
