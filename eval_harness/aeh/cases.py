@@ -83,14 +83,20 @@ def read_case(path: str | os.PathLike[str], case_id: str, rule: AehRule | None =
 
 
 def iter_cases(path: str | os.PathLike[str], case_ids: Iterable[str],
-               rule: AehRule | None = None) -> Iterator[CaseView]:
+               rule: AehRule | None = None, *, sliced: bool = True) -> Iterator[CaseView]:
     """The cases ``case_ids`` of the run that its summary has, in that order (each once),
     parsing ``summary.yaml`` and ``run_result.json`` once for all of them: a run's summary
     holds every case, so reading it per case is quadratic in cases. One case at a time, so
-    a caller keeps only the answers it needs."""
+    a caller keeps only the answers it needs.
+
+    ``sliced`` (and at most :data:`MAX_SLICED` ids): the entries are parsed from their own
+    lines of the summary when that is provably the same data (:func:`_entries_of`), not
+    from a parse of the whole summary — the drill-down of a report shows a few cases of
+    runs just loaded."""
     run_dir = Path(path)
     case_ids = list(case_ids)
-    entries = _entries_of(run_dir, case_ids) if len(case_ids) <= MAX_SLICED else None
+    entries = (_entries_of(run_dir, case_ids) if sliced and len(case_ids) <= MAX_SLICED
+               else None)
     if entries is None:
         try:
             summary = read_summary(str(run_dir))
@@ -173,7 +179,7 @@ def _entries_of(run_dir: Path, case_ids: list[str]) -> dict[str, Any] | None:
         elif not keys:
             return None  # the block's first line is not a key indented two
     order = sorted(keys.values())
-    following = {here: nxt for here, nxt in zip(order, order[1:] + [end], strict=True)}
+    following = {here: nxt for here, nxt in zip(order, [*order[1:], end], strict=True)}
     out: dict[str, Any] = {}
     for cid in case_ids:
         if cid in out:
