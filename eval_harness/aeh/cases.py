@@ -45,6 +45,13 @@ MAX_TEXT = 200_000  # characters of a log shown as the answer
 MAX_SLICED = 400
 #: an entry line of ``per_case`` (indented two) that is a plain key on its own
 _PLAIN_KEY = re.compile(r"[^\s'\"?{\[&*!|>%@`#,\]}:-](?:[^\s:#,\[\]{}]|:(?=\S)|[ ](?=[^\s#:]))*")
+_KEY_LINE = re.compile(r"^  (" + _PLAIN_KEY.pattern + r"):$", re.MULTILINE)
+_INDENTED_TWO = re.compile(r"^  [^ \n]", re.MULTILINE)
+_TOP_LINE = re.compile(r"^[^ \n#].*$", re.MULTILINE)
+#: first characters of a top-level line that make it other than a plain key
+_NOT_PLAIN = "'\"?{[&*!%-.@`|>\t\r"
+#: first characters of a plain scalar PyYAML may read as other than a string
+_RESOLVED_FIRST = frozenset("+-.0123456789<=FNOTYfnoty~")
 
 
 @dataclass(frozen=True)
@@ -150,50 +157,47 @@ def _entries_of(run_dir: Path, case_ids: list[str]) -> dict[str, Any] | None:
         text = read_yaml_text(run_dir / SUMMARY, nofollow=True)
     except (OSError, ValueError):
         return None
-    lines = text.split("\n")
-    start = -1
-    for i, line in enumerate(lines):
-        if not line or line[0] in " #":
+    start = end = -1
+    for top in _TOP_LINE.finditer(text):  # the lines not indented (comments aside)
+        line = top.group()
+        if not line.strip():
             continue
-        if line[0] in "'\"?{[&*!%-@`|>":
+        if start != -1 and end == -1:
+            end = top.start()  # the per_case block ends at the next one
+        if line[0] in _NOT_PLAIN:
             return None  # not plain top-level keys: a document marker, a quoted key, ...
         if line.startswith("per_case:"):
             if start != -1 or line.rstrip() != "per_case:":
                 return None
-            start = i + 1
-    if start == -1:
+            start = top.end() + 1
+    if start == -1 or start > len(text):
         return None
-    keys: dict[str, int] = {}  # key text -> its line
-    end = len(lines)
-    for i in range(start, len(lines)):
-        line = lines[i]
-        if not line.strip():
-            continue
-        if line[0] != " ":
-            end = i
-            break
-        if line[1:2] == " " and line[2:3] not in (" ", ""):  # indented two: a key line
-            if not (line.endswith(":") and _str_plain(key := line[2:-1]) and key not in keys):
-                return None
-            keys[key] = i
-        elif not keys:
-            return None  # the block's first line is not a key indented two
-    order = sorted(keys.values())
-    following = {here: nxt for here, nxt in zip(order, [*order[1:], end], strict=True)}
+    end = len(text) if end == -1 else end
+    found = [(m.group(1), m.start()) for m in _KEY_LINE.finditer(text, start, end)]
+    if (not found or text[start:found[0][1]].strip()
+            or len(_INDENTED_TWO.findall(text, start, end)) != len(found)):
+        return None  # a line indented two is not a plain key, or the block starts otherwise
+    at = {key: i for i, (key, _) in enumerate(found)}
+    if len(at) != len(found) or not all(
+            _str_plain(key) for key, _ in found if key[0] in _RESOLVED_FIRST):
+        return None  # two keys alike, or a key that reads as a number, boolean, ...
+    bounds = [pos for _, pos in found] + [end]
+    wanted = sorted({at[cid] for cid in case_ids if cid in at})
+    if len(wanted) != len(set(case_ids)):
+        return None
+    slices = [text[bounds[i]:bounds[i + 1]].rstrip("\n") + "\n" for i in wanted]
+    # one parse for all of them, unless an alias could name an anchor of another entry
+    groups = [slices] if not any("*" in piece for piece in slices) else [[p] for p in slices]
     out: dict[str, Any] = {}
-    for cid in case_ids:
-        if cid in out:
-            continue
-        at = keys.get(cid)
-        if at is None:
-            return None
+    for group in groups:
         try:
-            got = fast_load("\n".join(lines[at:following[at]]) + "\n")
+            got = fast_load("".join(group))
         except (ValueError, RecursionError):
             return None
-        if not (isinstance(got, dict) and len(got) == 1 and cid in got):
+        keys = [found[i][0] for i in wanted[len(out):len(out) + len(group)]]
+        if not (isinstance(got, dict) and list(got) == keys):
             return None
-        out[cid] = got[cid]
+        out.update(got)
     return out
 
 
