@@ -46,6 +46,7 @@ MAX_SLICED = 400
 #: an entry line of ``per_case`` (indented two) that is a plain key on its own
 _PLAIN_KEY = re.compile(r"[^\s'\"?{\[&*!|>%@`#,\]}:-](?:[^\s:#,\[\]{}]|:(?=\S)|[ ](?=[^\s#:]))*")
 _KEY_LINE = re.compile(r"^  (" + _PLAIN_KEY.pattern + r"):$", re.MULTILINE)
+_TWO = re.compile(r"^  ", re.MULTILINE)
 _INDENTED_TWO = re.compile(r"^  [^ \n]", re.MULTILINE)
 _TOP_LINE = re.compile(r"^[^ \n#].*$", re.MULTILINE)
 #: first characters of a top-level line that make it other than a plain key
@@ -173,29 +174,44 @@ def _entries_of(run_dir: Path, case_ids: list[str]) -> dict[str, Any] | None:
     if start == -1 or start > len(text):
         return None
     end = len(text) if end == -1 else end
-    found = [(m.group(1), m.start()) for m in _KEY_LINE.finditer(text, start, end)]
-    if (not found or text[start:found[0][1]].strip()
-            or len(_INDENTED_TWO.findall(text, start, end)) != len(found)):
-        return None  # a line indented two is not a plain key, or the block starts otherwise
-    at = {key: i for i, (key, _) in enumerate(found)}
-    if len(at) != len(found) or not all(
-            _str_plain(key) for key, _ in found if key[0] in _RESOLVED_FIRST):
-        return None  # two keys alike, or a key that reads as a number, boolean, ...
-    bounds = [pos for _, pos in found] + [end]
+    keys = _KEY_LINE.findall(text, start, end)
+    at = dict(zip(keys, range(len(keys)), strict=True))
+    if not keys or len(at) != len(keys) or len(_INDENTED_TWO.findall(text, start, end)) != len(keys):
+        return None  # a line indented two is not a plain key, or two are alike
+    if not all(_str_plain(key) for key in keys if key[0] in _RESOLVED_FIRST):
+        return None  # a key that reads as a number, a boolean, null, ...
+    # each key's line is the only line of its text in the block: found by text, in order
+    pos = start - 1
+
+    def line_of(i: int) -> int:
+        return text.find(f"\n  {keys[i]}:\n", pos, end) + 1 if i < len(keys) else end
+
+    if text[start:line_of(0)].strip():
+        return None  # the block does not start with a key indented two
     wanted = sorted({at[cid] for cid in case_ids if cid in at})
     if len(wanted) != len(set(case_ids)):
         return None
-    slices = [text[bounds[i]:bounds[i + 1]].rstrip("\n") + "\n" for i in wanted]
+    slices = []
+    for i in wanted:
+        here = line_of(i)
+        pos = here - 1
+        nxt = line_of(i + 1)
+        if here <= 0 or nxt <= 0:
+            return None
+        slices.append(text[here:nxt].rstrip("\n") + "\n")
     # one parse for all of them, unless an alias could name an anchor of another entry
     groups = [slices] if not any("*" in piece for piece in slices) else [[p] for p in slices]
     out: dict[str, Any] = {}
     for group in groups:
+        doc = "".join(group)
+        if all(not line or line.startswith("  ") for line in doc.split("\n")):
+            doc = _TWO.sub("", doc)  # the same document, indented two less
         try:
-            got = fast_load("".join(group))
+            got = fast_load(doc)
         except (ValueError, RecursionError):
             return None
-        keys = [found[i][0] for i in wanted[len(out):len(out) + len(group)]]
-        if not (isinstance(got, dict) and list(got) == keys):
+        names = [keys[i] for i in wanted[len(out):len(out) + len(group)]]
+        if not (isinstance(got, dict) and list(got) == names):
             return None
         out.update(got)
     return out
