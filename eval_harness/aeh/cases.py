@@ -43,12 +43,12 @@ from eval_harness.store.confine import open_run_file
 MAX_TEXT = 200_000  # characters of a log shown as the answer
 #: at most this many cases are read from their own entries' text (beyond: one full parse)
 MAX_SLICED = 400
-#: an entry line of ``per_case`` (indented two) that is a plain key on its own
-_PLAIN_KEY = re.compile(r"[^\s'\"?{\[&*!|>%@`#,\]}:-](?:[^\s:#,\[\]{}]|:(?=\S)|[ ](?=[^\s#:]))*")
-_KEY_LINE = re.compile(r"^  (" + _PLAIN_KEY.pattern + r"):$", re.MULTILINE)
+#: a key of ``per_case`` read from its own line (others: the whole summary is parsed)
+_PLAIN_KEY = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_./+()-]*")
+_KEY_LINES = re.compile(r"(?:" + _PLAIN_KEY.pattern + r":\n)*")
 _TWO = re.compile(r"^  ", re.MULTILINE)
-_INDENTED_TWO = re.compile(r"^  [^ \n]", re.MULTILINE)
-_TOP_LINE = re.compile(r"^[^ \n#].*$", re.MULTILINE)
+_INDENTED_TWO = re.compile(r"\n  ([^ \n][^\n]*)")
+_TOP_LINE = re.compile(r"\n([^ \n#][^\n]*)")
 #: first characters of a top-level line that make it other than a plain key
 _NOT_PLAIN = "'\"?{[&*!%-.@`|>\t\r"
 #: first characters of a plain scalar PyYAML may read as other than a string
@@ -155,50 +155,51 @@ def _entries_of(run_dir: Path, case_ids: list[str]) -> dict[str, Any] | None:
     does not parse: refused). Each slice must parse to one mapping of exactly that key.
     """
     try:
-        text = read_yaml_text(run_dir / SUMMARY, nofollow=True)
+        text = "\n" + read_yaml_text(run_dir / SUMMARY, nofollow=True)  # each line after a \n
     except (OSError, ValueError):
         return None
-    start = end = -1
+    start = end = -1  # the per_case block: from the \n ending its line to the next top line
     for top in _TOP_LINE.finditer(text):  # the lines not indented (comments aside)
-        line = top.group()
+        line = top.group(1)
         if not line.strip():
             continue
         if start != -1 and end == -1:
-            end = top.start()  # the per_case block ends at the next one
+            end = top.start()
         if line[0] in _NOT_PLAIN:
             return None  # not plain top-level keys: a document marker, a quoted key, ...
         if line.startswith("per_case:"):
             if start != -1 or line.rstrip() != "per_case:":
                 return None
-            start = top.end() + 1
-    if start == -1 or start > len(text):
+            start = top.end()
+    if start == -1:
         return None
     end = len(text) if end == -1 else end
-    keys = _KEY_LINE.findall(text, start, end)
-    at = dict(zip(keys, range(len(keys)), strict=True))
-    if not keys or len(at) != len(keys) or len(_INDENTED_TWO.findall(text, start, end)) != len(keys):
-        return None  # a line indented two is not a plain key, or two are alike
-    if not all(_str_plain(key) for key in keys if key[0] in _RESOLVED_FIRST):
-        return None  # a key that reads as a number, a boolean, null, ...
-    # each key's line is the only line of its text in the block: found by text, in order
-    pos = start - 1
+    lines = _INDENTED_TWO.findall(text, start, end)  # every line indented two, as "<key>:"
+    if not lines or not _KEY_LINES.fullmatch("\n".join(lines) + "\n"):
+        return None  # one is not a plain key on its own line
+    at = dict(zip(lines, range(len(lines)), strict=True))
+    if len(at) != len(lines) or not all(
+            _str_plain(line[:-1]) for line in lines if line[0] in _RESOLVED_FIRST):
+        return None  # two alike, or a key that reads as a number, a boolean, null, ...
+    # each key's line is the only line of that text in the block: found by it, in order
+    pos = start
 
-    def line_of(i: int) -> int:
-        return text.find(f"\n  {keys[i]}:\n", pos, end) + 1 if i < len(keys) else end
+    def line_of(i: int) -> int:  # the \n before line i (end: past the last)
+        return text.find(f"\n  {lines[i]}", pos, end) if i < len(lines) else end
 
     if text[start:line_of(0)].strip():
         return None  # the block does not start with a key indented two
-    wanted = sorted({at[cid] for cid in case_ids if cid in at})
+    wanted = sorted({at[cid + ":"] for cid in case_ids if cid + ":" in at})
     if len(wanted) != len(set(case_ids)):
         return None
     slices = []
     for i in wanted:
         here = line_of(i)
-        pos = here - 1
+        pos = max(here, start)
         nxt = line_of(i + 1)
-        if here <= 0 or nxt <= 0:
+        if here < 0 or nxt < 0:
             return None
-        slices.append(text[here:nxt].rstrip("\n") + "\n")
+        slices.append(text[here + 1:nxt] + "\n")
     # one parse for all of them, unless an alias could name an anchor of another entry
     groups = [slices] if not any("*" in piece for piece in slices) else [[p] for p in slices]
     out: dict[str, Any] = {}
@@ -210,7 +211,7 @@ def _entries_of(run_dir: Path, case_ids: list[str]) -> dict[str, Any] | None:
             got = fast_load(doc)
         except (ValueError, RecursionError):
             return None
-        names = [keys[i] for i in wanted[len(out):len(out) + len(group)]]
+        names = [lines[i][:-1] for i in wanted[len(out):len(out) + len(group)]]
         if not (isinstance(got, dict) and list(got) == names):
             return None
         out.update(got)
