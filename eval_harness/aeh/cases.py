@@ -147,8 +147,8 @@ def _entries_of(run_dir: Path, case_ids: list[str]) -> dict[str, Any] | None:
     run's cases at once (3 MB a run of 5,000 cases). So the wanted entries are cut out of
     the text: the lines from ``  <id>:`` to the next line indented two, or the first line
     not indented, within the one ``per_case:`` line's block. It is the same data when the
-    layout is the one ``yaml.dump`` writes, and that is checked: the top level has plain
-    keys only and one ``per_case:`` line, whose block indents its keys by two, every line
+    layout is the one ``yaml.dump`` writes, and that is checked: the top level is not
+    indented and has plain keys only, one line starting ``per_case`` and that ``per_case:``, whose block indents its keys by two, every line
     indented two is a plain key (on its own line) that reads as the same string, no two
     alike, and every wanted id is one of them. A line inside a quoted text that looks like
     a key then either repeats a real key (refused) or cuts a quoted text short (its slice
@@ -158,16 +158,21 @@ def _entries_of(run_dir: Path, case_ids: list[str]) -> dict[str, Any] | None:
         text = "\n" + read_yaml_text(run_dir / SUMMARY, nofollow=True)  # each line after a \n
     except (OSError, ValueError):
         return None
-    start = end = -1  # the per_case block: from the \n ending its line to the next top line
+    start = end = first = -1  # per_case's block: from the \n ending its line to the next top line
     for top in _TOP_LINE.finditer(text):  # the lines not indented (comments aside)
         line = top.group(1)
         if not line.strip():
             continue
+        if first == -1:
+            first = top.start()
+            if any(ln.strip() and not ln.lstrip().startswith("#")
+                   for ln in text[:first].split("\n")):
+                return None  # the document is indented: its keys are not these lines
         if start != -1 and end == -1:
             end = top.start()
         if line[0] in _NOT_PLAIN:
             return None  # not plain top-level keys: a document marker, a quoted key, ...
-        if line.startswith("per_case:"):
+        if line.startswith("per_case"):  # "per_case :", "per_case_x:": refused too
             if start != -1 or line.rstrip() != "per_case:":
                 return None
             start = top.end()

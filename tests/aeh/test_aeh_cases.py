@@ -131,6 +131,10 @@ _WRITTEN = "per_case:\n" + _ENTRY.format("c1", 1, "ok") + _ENTRY.format("c2", 2,
     "per_case:\n" + _ENTRY.format("c1", 1, "x") + _ENTRY.format("2", 2, "y"),
     "---\nper_case:\n" + _ENTRY.format("c1", 1, "x") + _ENTRY.format("c2", 2, "y"),
     "per_case:\n    c1:\n      j: 1\n    c2:\n      j: 2\n",
+    "per_case :\n" + _ENTRY.format("c1", 1, "x") + _ENTRY.format("c2", 2, "y"),
+    " note: 'a\nper_case:\n" + _ENTRY.format("c1", 9, "fake") + _ENTRY.format("c2", 9, "z")
+    + " '\n per_case:\n" + "".join(" " + ln + "\n" for ln in (
+        _ENTRY.format("c1", 1, "x") + _ENTRY.format("c2", 2, "y")).splitlines()),
 ])
 def test_sliced_entries_are_the_whole_parse_or_refused(tmp_path: Path, text: str) -> None:
     from eval_harness.aeh.cases import _entries_of
