@@ -45,7 +45,7 @@ MAX_TEXT = 200_000  # characters of a log shown as the answer
 MAX_SLICED = 400
 #: a key of ``per_case`` read from its own line (others: the whole summary is parsed)
 _PLAIN_KEY = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_./+()-]*")
-_KEY_LINES = re.compile(r"(?:" + _PLAIN_KEY.pattern + r":\n)*")
+_KEY_LINES = re.compile(r"(?:" + _PLAIN_KEY.pattern + r":(?: \{\})?\n)*")  # {}: no judges
 _TWO = re.compile(r"^  ", re.MULTILINE)
 _INDENTED_TWO = re.compile(r"\n  ([^ \n][^\n]*)")
 _TOP_LINE = re.compile(r"\n([^ \n#][^\n]*)")
@@ -179,22 +179,23 @@ def _entries_of(run_dir: Path, case_ids: list[str]) -> dict[str, Any] | None:
     if start == -1:
         return None
     end = len(text) if end == -1 else end
-    lines = _INDENTED_TWO.findall(text, start, end)  # every line indented two, as "<key>:"
+    lines = _INDENTED_TWO.findall(text, start, end)  # every line indented two
     if not lines or not _KEY_LINES.fullmatch("\n".join(lines) + "\n"):
-        return None  # one is not a plain key on its own line
-    at = dict(zip(lines, range(len(lines)), strict=True))
-    if len(at) != len(lines) or not all(
-            _str_plain(line[:-1]) for line in lines if line[0] in _RESOLVED_FIRST):
+        return None  # one is not "<plain key>:" (or "<plain key>: {}") on its own line
+    keys = [line.partition(":")[0] for line in lines]
+    at = dict(zip(keys, range(len(keys)), strict=True))
+    if len(at) != len(keys) or not all(
+            _str_plain(key) for key in keys if key[0] in _RESOLVED_FIRST):
         return None  # two alike, or a key that reads as a number, a boolean, null, ...
     # each key's line is the only line of that text in the block: found by it, in order
     pos = start
 
     def line_of(i: int) -> int:  # the \n before line i (end: past the last)
-        return text.find(f"\n  {lines[i]}", pos, end) if i < len(lines) else end
+        return text.find(f"\n  {lines[i]}\n", pos, end + 1) if i < len(lines) else end
 
     if text[start:line_of(0)].strip():
         return None  # the block does not start with a key indented two
-    wanted = sorted({at[cid + ":"] for cid in case_ids if cid + ":" in at})
+    wanted = sorted({at[cid] for cid in case_ids if cid in at})
     if len(wanted) != len(set(case_ids)):
         return None
     slices = []
@@ -216,7 +217,7 @@ def _entries_of(run_dir: Path, case_ids: list[str]) -> dict[str, Any] | None:
             got = fast_load(doc)
         except (ValueError, RecursionError):
             return None
-        names = [lines[i][:-1] for i in wanted[len(out):len(out) + len(group)]]
+        names = [keys[i] for i in wanted[len(out):len(out) + len(group)]]
         if not (isinstance(got, dict) and list(got) == names):
             return None
         out.update(got)

@@ -9,6 +9,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from tests.aeh.test_aeh_shapes import _make
 from tests.conftest import run_cli
@@ -158,3 +160,38 @@ def test_runs_listing_parses_each_summary_a_fixed_number_of_times(
     assert all(sum(r["counts"].values()) >= 2 for r in json.loads(out))  # several cases
     # the run's facts, then its cases in one pass (it was one parse per case)
     assert dict(reads) == {run.name: 2 for run in eval_dir.iterdir() if run.is_dir()}
+
+
+_TEXTS = st.text(st.characters(blacklist_categories=("Cs",)), max_size=40) | st.sampled_from(
+    ["a: b", "'q'", '"dq"', "x\n  c1:\n  y", "#x", "*a", "&a", "- z", "  lead", "1", "yes"])
+_JUDGE = st.fixed_dictionaries({
+    "value": st.none() | st.booleans() | st.integers(-5, 5) | st.floats(allow_nan=False)
+    | _TEXTS, "rationale": _TEXTS, "judge_type": st.sampled_from(["boolean", "numeric"])})
+_IDS = st.from_regex(r"[a-zA-Z0-9_][a-zA-Z0-9_./+()-]{0,8}", fullmatch=True) | st.from_regex(
+    r"case-[0-9]{1,4}", fullmatch=True)
+#: case ids: mostly plain ones (the sliced path), some any text or numbers (refused)
+_KEYS = st.one_of(_IDS, _IDS, _IDS, _IDS, _TEXTS, st.integers(0, 9))
+
+
+@settings(max_examples=150, deadline=None,
+          suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(per_case=st.dictionaries(_KEYS, st.dictionaries(_TEXTS, _JUDGE, max_size=3),
+                                min_size=1, max_size=6),
+       head=st.dictionaries(st.sampled_from(["run_id", "eval", "judges", "note"]), _TEXTS,
+                            max_size=2),
+       data=st.data())
+def test_sliced_entries_of_dumped_summaries_are_the_whole_parse(
+        tmp_path: Path, per_case: dict[Any, Any], head: dict[str, Any], data: Any) -> None:
+    import yaml
+
+    from eval_harness.aeh.cases import _entries_of
+    from eval_harness.aeh.scoring import read_summary
+
+    (tmp_path / "summary.yaml").write_text(
+        yaml.dump({**head, "per_case": per_case}, default_flow_style=False, sort_keys=False))
+    whole = {str(k): v for k, v in reversed(list(
+        read_summary(str(tmp_path))["per_case"].items()))}
+    ids = data.draw(st.lists(st.sampled_from(sorted(whole)), min_size=1, unique=True))
+    got = _entries_of(tmp_path, ids)
+    if got is not None:
+        assert [repr(got[i]) for i in ids] == [repr(whole[i]) for i in ids]
