@@ -101,7 +101,8 @@ class AehFormat(RunFormat):
         for run in sorted(runs, key=lambda r: natural_key(r.run_id)):
             key = repr(sorted(run.levels.items(), key=lambda kv: kv[0]))
             seen[key] += 1
-            status = {case.case_id: case.status for case in iter_cases(run.path, run.case_ids)}
+            status = {case.case_id: case.status for case in iter_cases(run.path, run.case_ids,
+                                                                sliced=False)}
             counts = Counter(status.get(cid, "incomplete") for cid in run.case_ids)
             infos.append(RunInfo(path=run.path, run_id=run.run_id,
                                  condition_id=run.condition_id, levels=run.levels,

@@ -118,10 +118,12 @@ def _facts(record: Mapping[str, Any]) -> str:
 def _aeh_attempts(wanted: Mapping[str, Sequence[tuple[str, int]]], dirs: Mapping[str, Path],
                   formats: Mapping[str, RunFormat]) -> dict[tuple[str, str, int], str]:
     """(run id, case id, replication) -> its block, for each other-format run's ``wanted``
-    (case id, replication) pairs. Run by run, so each run's files (agent-eval-harness: its
-    summary.yaml) are parsed once: the drill-down's loop is case-major, and reading a
-    case's run per case re-parsed the whole summary every time (quadratic in cases).
-    Blocks, not cases, are kept: an answer is truncated in its block."""
+    (case id, replication) pairs. Run by run, so each run's files are read once: the
+    drill-down's loop is case-major, and reading a case's run per case re-parsed the whole
+    summary every time (quadratic in cases). agent-eval-harness's format parses only the
+    shown cases' entries of each summary.yaml (the loader has parsed every summary whole,
+    in its workers): :func:`eval_harness.aeh.cases.iter_cases`. Blocks, not cases, are
+    kept: an answer is truncated in its block."""
     out: dict[tuple[str, str, int], str] = {}
     for run_id, pairs in wanted.items():
         reps = dict(pairs)  # a run is one replication: one pair per case
