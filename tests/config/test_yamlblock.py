@@ -27,7 +27,8 @@ from eval_harness.config import yamlblock, yamlfast, yamlio
 from eval_harness.config.yamlblock import FALLBACK, read_block
 
 REPO = Path(__file__).resolve().parents[2]
-SAMPLE_RUNS = Path("/work/shared/fixtures/agent-eval-harness-sample-runs")
+#: the design notes' copy beside the checkout, when present (tests/fixtures/aeh_runs holds the same runs)
+SAMPLE_RUNS = REPO.parent / "shared" / "fixtures" / "agent-eval-harness-sample-runs"
 
 TRICKY = ["1", "-1", "+1", "0", "-0", "00", "010", "08", "0x1F", "0o17", "0b101", "1_000", "1e3", "1E3", "1e+3", "1.0e3", "1.", ".5", "-.5", "+.5", "1.5", "-1.5", "01.5", ".inf", "-.inf", ".Inf", ".NaN", ".nan", "inf", "nan", "12345678901234567890", "1:30", "-1:30", "190:20:30", "1:30.5", "true", "True", "TRUE", "false", "no", "No", "yes", "Yes", "on", "Off", "y", "n", "Y", "N", "null", "Null", "NULL", "~", "=", "<<", "2001-12-14", "2001-12-14t21:59:43.10-05:00", "0.1", "-0.0", "0e0", "case-000001", "x-1e3", "r2", "v1.2", "3.5s", "4/5", "10%", "a#b", "a:b", "-", "--", "---", "...", "?", ":", "!", "&", "*", "|", ">", "@", "`", "%", ",", "[", "]", "{", "}", "{}", "[]", "#", "#a", "''", '""', "'", '"', "\\", "\\n", "é", "😀",
     "a b", " lead", "trail ", "a: b", "a #b", "- x", "? x", "line\nbreak",
