@@ -13,7 +13,6 @@ exactly what parse_yaml returns — same keys, values, types (1, 1.0 and True di
 
 from __future__ import annotations
 
-import math
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +24,7 @@ from hypothesis import strategies as st
 
 from eval_harness.config import yamlblock, yamlfast, yamlio
 from eval_harness.config.yamlblock import FALLBACK, read_block
+from tests.config.test_yamlfast import same  # type-exact equality, one definition
 
 REPO = Path(__file__).resolve().parents[2]
 #: the design notes' copy beside the checkout, when present (tests/fixtures/aeh_runs holds the same runs)
@@ -36,20 +36,6 @@ TRICKY = ["1", "-1", "+1", "0", "-0", "00", "010", "08", "0x1F", "0o17", "0b101"
                 "long " * 40, "2001-12-14 21:59:43.10 -5", "\\x41", "é" * 3]
 
 
-def same(a: Any, b: Any) -> bool:
-    """Equal with the same types all the way down (NaN equals NaN), dict order included."""
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, dict):
-        return len(a) == len(b) and all(
-            same(ka, kb) and same(va, vb)
-            for (ka, va), (kb, vb) in zip(a.items(), b.items(), strict=True))
-    if isinstance(a, list):
-        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
-    if isinstance(a, float):
-        return (math.isnan(a) and math.isnan(b)) or (
-            a == b and math.copysign(1, a) == math.copysign(1, b))
-    return bool(a == b)
 
 
 def check(text: str) -> bool:
